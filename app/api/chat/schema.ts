@@ -1,0 +1,32 @@
+import { z } from 'zod';
+
+/** Longest user message accepted, in characters. */
+export const MAX_MESSAGE_CHARS = 8_000;
+
+const uiMessage = z.object({
+  id: z.string().max(200).optional(),
+  role: z.enum(['user', 'assistant', 'system']),
+  parts: z.array(z.looseObject({ type: z.string() })).max(200),
+});
+
+/** POST /api/chat. Source: SPEC §7 "Chat". */
+export const chatRequestSchema = z
+  .object({
+    id: z.string().min(1).max(100),
+    messages: z.array(uiMessage).max(500).default([]),
+    agentId: z.string().max(100).optional(),
+    requireToolApproval: z.boolean().optional(),
+    decision: z
+      .object({
+        runId: z.string().min(1).max(100),
+        toolCallId: z.string().min(1).max(200),
+        approved: z.boolean(),
+        reason: z.string().max(2_000).optional(),
+        fingerprint: z.string().max(128).optional(),
+      })
+      .optional(),
+    resume: z
+      .object({ runId: z.string().min(1).max(100), toolCallId: z.string().min(1).max(200), resumeData: z.unknown() })
+      .optional(),
+  })
+  .refine((body) => !(body.decision && body.resume), { message: 'Send either a decision or a resume, not both.' });

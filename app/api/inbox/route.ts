@@ -1,0 +1,7 @@
+import { withErrors } from '@/lib/http/errors';
+import { inboxQuerySchema, listInbox } from '@/lib/inbox/queries';
+
+export const GET = withErrors(async (request: Request) => {
+  const query = inboxQuerySchema.parse(Object.fromEntries(new URL(request.url).searchParams));
+  return Response.json(await listInbox(query));
+});

@@ -1,0 +1,10 @@
+import { z } from 'zod';
+
+/** POST /api/runs/{runId}/tool-calls/{toolCallId}/decision. Source: SPEC §7. */
+export const decisionSchema = z.object({
+  approved: z.boolean(),
+  reason: z.string().max(2_000).optional(),
+  /** Edited arguments (approve only); validated against the tool's inputSchema. */
+  args: z.unknown().optional(),
+  fingerprint: z.string().max(128).optional(),
+});

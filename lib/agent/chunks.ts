@@ -1,0 +1,72 @@
+/**
+ * Chunks of an agent's `fullStream`. Envelope `{ type, runId, from: 'AGENT', payload }`.
+ * Source: SPEC §1 "Stream chunks".
+ */
+
+/** The decision that cleared a pending call, as shown on cards. `at` is an ISO 8601 time. */
+export interface DecisionSummary {
+  approved?: boolean;
+  reason?: string;
+  by: string;
+  at: string;
+  /** What a suspended call was resumed with. */
+  resumeData?: unknown;
+}
+
+export interface ChunkPayloads {
+  start: { messageId: string; threadId: string };
+  'step-start': { step: number };
+  'text-start': { id: string };
+  'text-delta': { id: string; text: string };
+  'text-end': { id: string };
+  'tool-call': { toolCallId: string; toolName: string; args: unknown };
+  'tool-result': { toolCallId: string; toolName: string; args: unknown; result: unknown };
+  'tool-error': { toolCallId: string; toolName: string; args: unknown; error: string };
+  'tool-call-approval': {
+    toolCallId: string;
+    toolName: string;
+    args: unknown;
+    resumeSchema: string;
+    fingerprint: string;
+    policy: string;
+    approvers: 'requester' | 'reviewer';
+    chain?: string[];
+  };
+  'tool-call-suspended': {
+    toolCallId: string;
+    toolName: string;
+    args: unknown;
+    suspendPayload: unknown;
+    resumeSchema: string;
+    chain?: string[];
+  };
+  'tool-call-resumed': {
+    toolCallId: string;
+    toolName: string;
+    kind: 'approval' | 'suspension';
+    args: unknown;
+    suspendPayload?: unknown;
+    resumeSchema: string;
+    fingerprint: string;
+    approvers: 'requester' | 'reviewer';
+    chain?: string[];
+    decision: DecisionSummary;
+  };
+  'tool-output-denied': {
+    toolCallId: string;
+    toolName: string;
+    args: unknown;
+    approval: { approved: false; reason: string };
+  };
+  'step-finish': { step: number; finishReason: string };
+  finish: { finishReason: 'stop' | 'suspended' | 'length' | 'error' | 'tool-calls' | 'other' };
+  error: { message: string };
+}
+
+export type ChunkType = keyof ChunkPayloads;
+
+export type AgentChunk = {
+  [T in ChunkType]: { type: T; runId: string; from: 'AGENT'; payload: ChunkPayloads[T] };
+}[ChunkType];
+
+export type ChunkOf<T extends ChunkType> = Extract<AgentChunk, { type: T }>;

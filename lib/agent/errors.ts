@@ -1,0 +1,35 @@
+/**
+ * Error codes the runtime throws, each with the HTTP status a route handler answers with.
+ * Source: SPEC §1–3 and §7.
+ */
+export const AGENT_ERROR_STATUS = {
+  NO_SNAPSHOT_FOUND: 404,
+  TOOL_CALL_NOT_SUSPENDED: 404,
+  AMBIGUOUS_TOOL_CALL: 409,
+  ALREADY_DECIDED: 409,
+  FINGERPRINT_MISMATCH: 409,
+  WRONG_KIND: 409,
+  FOUR_EYES: 403,
+  INVALID_RESUME_DATA: 422,
+  INVALID_ARGS: 422,
+  UNKNOWN_AGENT: 404,
+  UNKNOWN_TOOL: 404,
+  BAD_REQUEST: 400,
+} as const;
+
+export type AgentErrorCode = keyof typeof AGENT_ERROR_STATUS;
+
+/** An expected, user-facing failure of a runtime call. `message` is safe to show. */
+export class AgentError extends Error {
+  readonly code: AgentErrorCode;
+  readonly status: number;
+  readonly details?: unknown;
+
+  constructor(code: AgentErrorCode, message: string, details?: unknown) {
+    super(message);
+    this.name = 'AgentError';
+    this.code = code;
+    this.status = AGENT_ERROR_STATUS[code];
+    this.details = details;
+  }
+}

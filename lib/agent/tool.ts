@@ -1,0 +1,104 @@
+import { z } from 'zod';
+
+/** Identity of whoever acts: an end user (`user`), a reviewer or an admin. */
+export interface Actor {
+  id: string;
+  role: 'user' | 'reviewer' | 'admin';
+}
+
+/** Free-form request context passed to policies and tools (e.g. tenant, locale). */
+export type RequestContext = Record<string, unknown>;
+
+/** Who may decide a call of this tool: the requester (or any reviewer), or only reviewers (four-eyes). */
+export type Approvers = 'requester' | 'reviewer';
+
+export type ApprovalPolicy<ARGS> =
+  | boolean
+  | ((args: ARGS, context: { requestContext: RequestContext }) => boolean | Promise<boolean>);
+
+/** What `execute` gets besides its input. */
+export interface ToolExecutionContext<SUSPEND, RESUME> {
+  agent: {
+    /** Pauses this call until resumed; `return suspend(payload)` right after. Validated against `suspendSchema`. */
+    suspend: (payload: SUSPEND) => SuspendSignal;
+    /** The resume data this call was resumed with, validated against `resumeSchema`. */
+    resumeData?: RESUME;
+    /** What this call suspended with before it was resumed. */
+    suspendPayload?: SUSPEND;
+  };
+  runId: string;
+  toolCallId: string;
+  threadId: string;
+  resourceId: string;
+  requestContext: RequestContext;
+  abortSignal?: AbortSignal;
+}
+
+const SUSPEND = Symbol.for('countersign.suspend');
+
+/** Marker returned by `suspend()`; the runtime turns it into a pending suspension. */
+export interface SuspendSignal {
+  readonly [SUSPEND]: true;
+  readonly payload: unknown;
+}
+
+export function isSuspendSignal(value: unknown): value is SuspendSignal {
+  return typeof value === 'object' && value !== null && SUSPEND in value;
+}
+
+export function makeSuspendSignal(payload: unknown): SuspendSignal {
+  return { [SUSPEND]: true, payload };
+}
+
+export interface ToolConfig<
+  IN extends z.ZodType,
+  OUT extends z.ZodType,
+  SUS extends z.ZodType,
+  RES extends z.ZodType,
+> {
+  id: string;
+  description: string;
+  inputSchema: IN;
+  outputSchema?: OUT;
+  suspendSchema?: SUS;
+  resumeSchema?: RES;
+  requireApproval?: ApprovalPolicy<z.infer<IN>>;
+  approvers?: Approvers;
+  execute: (
+    input: z.infer<IN>,
+    context: ToolExecutionContext<z.infer<SUS>, z.infer<RES>>,
+  ) => Promise<z.infer<OUT> | SuspendSignal> | z.infer<OUT> | SuspendSignal;
+}
+
+/** A tool as the runtime sees it (schemas erased to `z.ZodType`). */
+export interface Tool {
+  id: string;
+  description: string;
+  inputSchema: z.ZodType;
+  outputSchema?: z.ZodType;
+  suspendSchema?: z.ZodType;
+  resumeSchema?: z.ZodType;
+  requireApproval?: ApprovalPolicy<any>;
+  approvers: Approvers;
+  execute: (input: any, context: ToolExecutionContext<any, any>) => Promise<unknown> | unknown;
+}
+
+/**
+ * Declares a tool the agent may call. Source: SPEC §1 "Tools".
+ *
+ * @param config.id unique tool name the model sees
+ * @param config.inputSchema zod schema; a call whose args fail it never reaches a reviewer
+ * @param config.requireApproval `true`, or a (possibly async) function of `(args, { requestContext })`
+ *   that may only add approval (SPEC §2)
+ * @param config.approvers `'requester'` (default) or `'reviewer'` (four-eyes)
+ * @param config.execute runs once per approved call; may `return context.agent.suspend(payload)`
+ * @returns the tool, to put in an agent's `tools`
+ */
+export function createTool<
+  IN extends z.ZodType,
+  OUT extends z.ZodType = z.ZodType,
+  SUS extends z.ZodType = z.ZodType,
+  RES extends z.ZodType = z.ZodType,
+>(config: ToolConfig<IN, OUT, SUS, RES>): Tool {
+  return { ...config, approvers: config.approvers ?? 'requester' };
+}

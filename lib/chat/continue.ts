@@ -1,0 +1,37 @@
+import 'server-only';
+import { createUIMessageStreamResponse } from 'ai';
+import type { AgentStreamResult } from '@/lib/agent/agent';
+import type { Actor } from '@/lib/agent/tool';
+import { getAgent } from '@/lib/demo/agents';
+import { ApiError } from '@/lib/http/errors';
+import { prisma } from '@/lib/store/db';
+import { uiChunkTransform } from '@/lib/ui-stream/map';
+
+/** A decision or an answer for one pending call, as the HTTP layer receives it. */
+export type Continuation =
+  | { type: 'decision'; runId: string; toolCallId: string; approved: boolean; reason?: string; fingerprint?: string; args?: unknown }
+  | { type: 'resume'; runId: string; toolCallId: string; resumeData: unknown };
+
+/**
+ * Applies a decision or resume on behalf of `actor` and returns the run's continuation.
+ * End users may only act on their own runs (others' runs answer 404, as if unknown).
+ *
+ * @throws ApiError 404 NO_SNAPSHOT_FOUND; AgentError codes of the runtime (409, 403, 422…)
+ */
+export async function continueRun(input: Continuation & { actor: Actor; threadId?: string }): Promise<AgentStreamResult> {
+  const run = await prisma().run.findUnique({ where: { id: input.runId }, select: { agentId: true, resourceId: true, threadId: true } });
+  const visible = run && (input.actor.role !== 'user' || run.resourceId === input.actor.id);
+  if (!run || !visible || (input.threadId && run.threadId !== input.threadId)) {
+    throw new ApiError(404, 'NO_SNAPSHOT_FOUND', `No paused run ${input.runId}.`);
+  }
+  const agent = getAgent(run.agentId);
+  const target = { runId: input.runId, toolCallId: input.toolCallId, actor: input.actor };
+  if (input.type === 'resume') return agent.resumeStream(input.resumeData, target);
+  if (input.approved) return agent.approveToolCall({ ...target, fingerprint: input.fingerprint, args: input.args });
+  return agent.declineToolCall({ ...target, fingerprint: input.fingerprint, reason: input.reason });
+}
+
+/** The run's chunks as an AI SDK UI message stream response (SSE) that `useChat` reads. */
+export function uiStreamResponse(result: AgentStreamResult): Response {
+  return createUIMessageStreamResponse({ stream: result.fullStream.pipeThrough(uiChunkTransform(result.runId)) });
+}

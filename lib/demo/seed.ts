@@ -1,0 +1,64 @@
+import pg from 'pg';
+
+/** Demo customers, orders and records (SPEC §9): every tool acts on real rows. */
+export const SEED = {
+  customers: [
+    { id: 'cus-1', name: 'Grace Hopper', email: 'grace@example.com', tier: 'gold' },
+    { id: 'cus-2', name: 'Alan Turing', email: 'alan@example.com', tier: 'silver' },
+    { id: 'cus-3', name: 'Katherine Johnson', email: 'katherine@example.com', tier: 'gold' },
+  ],
+  orders: [
+    { id: 'ord-1042', customerId: 'cus-1', amount: 480, status: 'paid' },
+    { id: 'ord-1043', customerId: 'cus-1', amount: 60, status: 'paid' },
+    { id: 'ord-2001', customerId: 'cus-2', amount: 1200, status: 'paid' },
+    { id: 'ord-3001', customerId: 'cus-3', amount: 95, status: 'shipped' },
+  ],
+  records: Array.from({ length: 50 }, (_, i) => ({
+    id: `rec-${i + 1}`,
+    title: `Record ${i + 1}`,
+    body: `Demo record number ${i + 1}.`,
+  })),
+};
+
+/**
+ * Inserts the demo rows that are missing (existing rows are left as they are).
+ * @param databaseUrl PostgreSQL URL
+ * @returns how many rows were inserted
+ */
+export async function seed(databaseUrl: string): Promise<number> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  let inserted = 0;
+  try {
+    await client.query('BEGIN');
+    for (const c of SEED.customers) {
+      const r = await client.query(
+        'INSERT INTO customers (id, name, email, tier) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING',
+        [c.id, c.name, c.email, c.tier],
+      );
+      inserted += r.rowCount ?? 0;
+    }
+    for (const o of SEED.orders) {
+      const r = await client.query(
+        'INSERT INTO orders (id, customer_id, amount, status) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING',
+        [o.id, o.customerId, o.amount, o.status],
+      );
+      inserted += r.rowCount ?? 0;
+    }
+    for (const rec of SEED.records) {
+      const r = await client.query('INSERT INTO records (id, title, body) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING', [
+        rec.id,
+        rec.title,
+        rec.body,
+      ]);
+      inserted += r.rowCount ?? 0;
+    }
+    await client.query('COMMIT');
+    return inserted;
+  } catch (error) {
+    await client.query('ROLLBACK');
+    throw error;
+  } finally {
+    await client.end();
+  }
+}

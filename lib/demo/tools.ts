@@ -1,0 +1,85 @@
+import { z } from 'zod';
+import { createTool, type Tool } from '@/lib/agent/tool';
+import type { PrismaClient } from '@/lib/generated/prisma/client';
+import { WEATHER } from './weather-data';
+
+/**
+ * The ops-agent's tools, acting on the seeded demo tables. Source: SPEC §9.
+ * @param db Prisma client the tools read and write through
+ */
+export function createOpsTools(db: PrismaClient): Tool[] {
+  const lookupCustomer = createTool({
+    id: 'lookup-customer',
+    description: 'Look up a customer by id (e.g. cus-1) and list their orders.',
+    inputSchema: z.object({ customerId: z.string().min(1).max(64) }),
+    execute: async ({ customerId }) => {
+      const customer = await db.customer.findUnique({ where: { id: customerId }, include: { orders: true } });
+      if (!customer) return { found: false, message: `No customer ${customerId}.` };
+      return {
+        found: true,
+        customer: { id: customer.id, name: customer.name, email: customer.email, tier: customer.tier },
+        orders: customer.orders.map((order) => ({ id: order.id, amount: Number(order.amount), status: order.status })),
+        message: `${customer.name} (${customer.tier}) has ${customer.orders.length} orders.`,
+      };
+    },
+  });
+
+  const deleteRecord = createTool({
+    id: 'delete-record',
+    description: 'Permanently delete a record by id (e.g. rec-42).',
+    inputSchema: z.object({ id: z.string().min(1).max(64) }),
+    requireApproval: true,
+    approvers: 'requester',
+    execute: async ({ id }) => {
+      const { count } = await db.record.deleteMany({ where: { id } });
+      return count === 1
+        ? { deleted: true, id, message: `Record ${id} was deleted.` }
+        : { deleted: false, id, message: `Record ${id} does not exist.` };
+    },
+  });
+
+  const issueRefund = createTool({
+    id: 'issue-refund',
+    description: 'Refund an amount (in dollars) on an order (e.g. ord-1042).',
+    inputSchema: z.object({ orderId: z.string().min(1).max(64), amount: z.number().positive().max(100_000) }),
+    requireApproval: ({ amount }) => amount > 100,
+    approvers: 'reviewer',
+    execute: async ({ orderId, amount }) => {
+      const order = await db.order.findUnique({ where: { id: orderId } });
+      if (!order) return { refunded: false, message: `No order ${orderId}.` };
+      const updated = await db.order.update({
+        where: { id: orderId },
+        data: { refunded: { increment: amount }, status: 'refunded' },
+      });
+      return { refunded: true, orderId, amount, totalRefunded: Number(updated.refunded), message: `Refunded $${amount} on ${orderId}.` };
+    },
+  });
+
+  const sendEmail = createTool({
+    id: 'send-email',
+    description: 'Send an email (written to the outbox).',
+    inputSchema: z.object({ to: z.email(), subject: z.string().min(1).max(200), body: z.string().min(1).max(5_000) }),
+    requireApproval: true,
+    execute: async ({ to, subject, body }) => {
+      const email = await db.outboxEmail.create({ data: { id: crypto.randomUUID(), to, subject, body } });
+      return { sent: true, id: email.id, message: `Email “${subject}” queued for ${to}.` };
+    },
+  });
+
+  const getWeather = createTool({
+    id: 'get-weather',
+    description: 'Current weather for a city. Without a city it asks the user for one.',
+    inputSchema: z.object({ city: z.string().min(1).max(100).optional() }),
+    suspendSchema: z.object({ message: z.string() }),
+    resumeSchema: z.object({ city: z.string().trim().min(1, 'Enter a city').max(100) }),
+    execute: async ({ city }, { agent }) => {
+      const wanted = city ?? agent.resumeData?.city;
+      if (!wanted) return agent.suspend({ message: 'Which city should I check the weather for?' });
+      const weather = WEATHER[wanted.trim().toLowerCase()];
+      if (!weather) return { city: wanted, found: false, message: `I have no weather data for ${wanted}.` };
+      return { city: wanted, found: true, ...weather, message: `Weather in ${wanted}: ${weather.forecast}, ${weather.temperatureC} °C.` };
+    },
+  });
+
+  return [lookupCustomer, deleteRecord, issueRefund, sendEmail, getWeather];
+}

@@ -1,0 +1,61 @@
+import 'server-only';
+import { z } from 'zod';
+import { AgentError } from '@/lib/agent/errors';
+
+/** An HTTP error with a stable code and a message safe to show. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+/** `{ error: { code, message, details? } }` with the given status. Source: SPEC §7. */
+export function errorResponse(status: number, code: string, message: string, details?: unknown): Response {
+  return Response.json({ error: { code, message, ...(details === undefined ? {} : { details }) } }, { status });
+}
+
+/** Maps any thrown value to an error response; unknown errors are logged and stay generic. */
+export function toErrorResponse(error: unknown): Response {
+  if (error instanceof ApiError) return errorResponse(error.status, error.code, error.message, error.details);
+  if (error instanceof AgentError) return errorResponse(error.status, error.code, error.message, error.details);
+  if (error instanceof z.ZodError) return errorResponse(400, 'BAD_REQUEST', 'The request is not valid.', error.issues);
+  console.error('[api] unexpected error', error);
+  return errorResponse(500, 'INTERNAL', 'Something went wrong on our side. Try again.');
+}
+
+/** Wraps a route handler so every failure becomes a JSON error response. */
+export function withErrors<A extends unknown[]>(handler: (...args: A) => Promise<Response>) {
+  return async (...args: A): Promise<Response> => {
+    try {
+      return await handler(...args);
+    } catch (error) {
+      return toErrorResponse(error);
+    }
+  };
+}
+
+/** Largest JSON body accepted, in bytes. */
+export const MAX_BODY_BYTES = 256 * 1024;
+
+/**
+ * Reads and validates a JSON body.
+ * @throws ApiError 413 BODY_TOO_LARGE, 400 INVALID_JSON, 400 BAD_REQUEST (zod issues in details)
+ */
+export async function readJson<S extends z.ZodType>(request: Request, schema: S): Promise<z.infer<S>> {
+  const text = await request.text();
+  if (Buffer.byteLength(text) > MAX_BODY_BYTES) throw new ApiError(413, 'BODY_TOO_LARGE', 'The request body is too large.');
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new ApiError(400, 'INVALID_JSON', 'The request body is not valid JSON.');
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new ApiError(400, 'BAD_REQUEST', z.prettifyError(parsed.error), parsed.error.issues);
+  return parsed.data;
+}

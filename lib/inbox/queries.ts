@@ -1,0 +1,93 @@
+import 'server-only';
+import { z } from 'zod';
+import { toPendingCall } from '@/lib/store/prisma-store';
+import { prisma } from '@/lib/store/db';
+
+/** One row of the approval inbox: a call waiting on a person. */
+export interface InboxItem {
+  id: string;
+  runId: string;
+  toolCallId: string;
+  kind: 'approval' | 'suspension';
+  toolName: string;
+  args: unknown;
+  fingerprint: string;
+  approvers: 'requester' | 'reviewer';
+  policy: string;
+  suspendPayload: unknown;
+  /** JSON Schema (string) of the decision or the answer. */
+  resumeSchema: string;
+  threadId: string;
+  /** The end user who asked (the thread's resource). */
+  requester: string;
+  agentId: string;
+  chain: string[];
+  /** ISO 8601 */
+  createdAt: string;
+}
+
+export const inboxQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(50),
+  /** Opaque keyset cursor from a previous page's `nextCursor`. */
+  cursor: z.string().max(200).optional(),
+  agentId: z.string().max(100).optional(),
+  toolName: z.string().max(100).optional(),
+});
+export type InboxQuery = z.infer<typeof inboxQuerySchema>;
+
+function encodeCursor(row: { createdAt: Date; id: string }) {
+  return Buffer.from(`${row.createdAt.toISOString()}|${row.id}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { createdAt: Date; id: string } | null {
+  const [at, id] = Buffer.from(cursor, 'base64url').toString().split('|');
+  const createdAt = new Date(at ?? '');
+  return id && !Number.isNaN(createdAt.getTime()) ? { createdAt, id } : null;
+}
+
+/**
+ * Open pending calls, newest first, with keyset pagination (no OFFSET) on (created_at, id),
+ * which the `(status, created_at DESC, id DESC)` index serves. Source: SPEC §7, §11.
+ *
+ * @returns a page of items and the cursor of the next page (null at the end)
+ */
+export async function listInbox(query: InboxQuery): Promise<{ items: InboxItem[]; nextCursor: string | null }> {
+  const after = query.cursor ? decodeCursor(query.cursor) : null;
+  const rows = await prisma().pendingToolCall.findMany({
+    where: {
+      status: 'pending',
+      agentId: query.agentId,
+      toolName: query.toolName,
+      ...(after
+        ? { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] }
+        : {}),
+    },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    take: query.limit + 1,
+  });
+  const page = rows.slice(0, query.limit);
+  return {
+    items: page.map((row) => {
+      const call = toPendingCall(row);
+      return {
+        id: call.id,
+        runId: call.runId,
+        toolCallId: call.toolCallId,
+        kind: call.kind,
+        toolName: call.toolName,
+        args: call.args,
+        fingerprint: call.fingerprint,
+        approvers: call.approvers,
+        policy: call.policy,
+        suspendPayload: call.suspendPayload,
+        resumeSchema: call.resumeSchema,
+        threadId: call.threadId,
+        requester: call.resourceId,
+        agentId: call.agentId,
+        chain: call.chain,
+        createdAt: call.createdAt.toISOString(),
+      };
+    }),
+    nextCursor: rows.length > query.limit ? encodeCursor(page.at(-1)!) : null,
+  };
+}

@@ -1,0 +1,291 @@
+import type { ModelMessage } from 'ai';
+import { randomUUID } from 'node:crypto';
+import type { AgentChunk } from '@/lib/agent/chunks';
+import type {
+  AgentStore,
+  CallOutcome,
+  NewPendingCall,
+  PendingCall,
+  RunRecord,
+  RunState,
+  RunStatus,
+  SuspendedRunsQuery,
+} from '@/lib/agent/store';
+import type { Approvers } from '@/lib/agent/tool';
+import type { PrismaClient, Prisma } from '@/lib/generated/prisma/client';
+
+type Tx = Prisma.TransactionClient;
+type PendingRow = Prisma.PendingToolCallGetPayload<object>;
+type RunRow = Prisma.RunGetPayload<object>;
+
+const json = (value: unknown) => (value ?? null) as Prisma.InputJsonValue;
+const nullableJson = (value: unknown) => (value === null || value === undefined ? undefined : (value as Prisma.InputJsonValue));
+
+export function toPendingCall(row: PendingRow): PendingCall {
+  return {
+    id: row.id,
+    runId: row.runId,
+    toolCallId: row.toolCallId,
+    kind: row.kind as PendingCall['kind'],
+    status: row.status as PendingCall['status'],
+    toolName: row.toolName,
+    args: row.args,
+    fingerprint: row.fingerprint,
+    approvers: row.approvers as Approvers,
+    policy: row.policy,
+    suspendPayload: row.suspendPayload,
+    resumeSchema: row.resumeSchema,
+    threadId: row.threadId,
+    resourceId: row.resourceId,
+    agentId: row.agentId,
+    chain: row.chain,
+    output: (row.output as CallOutcome | null) ?? null,
+    resumeData: row.resumeData,
+    decisionReason: row.decisionReason,
+    decidedBy: row.decidedBy,
+    decidedAt: row.decidedAt,
+    createdAt: row.createdAt,
+  };
+}
+
+function toRunRecord(row: RunRow): RunRecord {
+  return {
+    id: row.id,
+    threadId: row.threadId,
+    resourceId: row.resourceId,
+    agentId: row.agentId,
+    parentRunId: row.parentRunId,
+    messageId: row.messageId,
+    status: row.status as RunStatus,
+    state: (row.state as unknown as RunState | null) ?? null,
+  };
+}
+
+async function insertEvents(tx: Tx, runId: string, chunks: AgentChunk[]) {
+  if (chunks.length === 0) return;
+  await tx.runEvent.createMany({ data: chunks.map((chunk) => ({ runId, chunk: json(chunk) })) });
+}
+
+function pendingData(call: NewPendingCall): Prisma.PendingToolCallUncheckedCreateInput {
+  return {
+    ...call,
+    status: 'pending',
+    args: json(call.args),
+    suspendPayload: nullableJson(call.suspendPayload),
+  };
+}
+
+/**
+ * The runtime's store on PostgreSQL via Prisma. Every method is one transaction; claims are
+ * compare-and-set updates so exactly one decision wins across processes. Source: SPEC §5, §10.
+ */
+export class PrismaAgentStore implements AgentStore {
+  constructor(private readonly db: PrismaClient) {}
+
+  async ensureThread({ threadId, resourceId, agentId, title }: { threadId: string; resourceId: string; agentId: string; title?: string }) {
+    const existing = await this.db.thread.findUnique({ where: { id: threadId } });
+    if (existing) {
+      if (existing.resourceId !== resourceId) throw new Error(`Thread ${threadId} belongs to another resource`);
+      await this.db.thread.update({ where: { id: threadId }, data: { updatedAt: new Date() } });
+      return;
+    }
+    await this.db.thread.create({ data: { id: threadId, resourceId, agentId, title: title?.trim() || 'New chat' } });
+  }
+
+  async loadHistory({ threadId }: { threadId: string }): Promise<ModelMessage[]> {
+    const rows = await this.db.message.findMany({ where: { threadId }, orderBy: { seq: 'asc' } });
+    return rows.map((row) => ({ role: row.role, content: row.content }) as ModelMessage);
+  }
+
+  async createRun({ run, userMessage }: { run: RunRecord; userMessage?: { id: string; message: ModelMessage } }) {
+    await this.db.$transaction(async (tx) => {
+      await tx.run.create({
+        data: {
+          id: run.id,
+          threadId: run.threadId,
+          resourceId: run.resourceId,
+          agentId: run.agentId,
+          parentRunId: run.parentRunId,
+          messageId: run.messageId,
+          status: run.status,
+          state: json(run.state),
+        },
+      });
+      if (userMessage) {
+        await tx.message.create({
+          data: {
+            id: userMessage.id,
+            threadId: run.threadId,
+            role: userMessage.message.role,
+            content: json(userMessage.message.content),
+            runId: run.id,
+          },
+        });
+      }
+    });
+  }
+
+  async loadRun({ runId }: { runId: string }) {
+    const row = await this.db.run.findUnique({ where: { id: runId } });
+    return row ? toRunRecord(row) : null;
+  }
+
+  async appendEvents({ runId, chunks }: { runId: string; chunks: AgentChunk[] }) {
+    if (chunks.length === 0) return;
+    await this.db.runEvent.createMany({ data: chunks.map((chunk) => ({ runId, chunk: json(chunk) })) });
+  }
+
+  async suspendRun({ runId, state, pendingCalls, events }: { runId: string; state: RunState; pendingCalls: NewPendingCall[]; events: AgentChunk[] }) {
+    await this.db.$transaction(async (tx) => {
+      await insertEvents(tx, runId, events);
+      await tx.run.update({ where: { id: runId }, data: { status: 'suspended', state: json(state) } });
+      await tx.pendingToolCall.createMany({ data: pendingCalls.map(pendingData) });
+    });
+  }
+
+  async saveRunState({ runId, state, events }: { runId: string; state: RunState; events: AgentChunk[] }) {
+    await this.db.$transaction(async (tx) => {
+      await insertEvents(tx, runId, events);
+      await tx.run.update({ where: { id: runId }, data: { state: json(state) } });
+    });
+  }
+
+  async finishRun({
+    runId,
+    status,
+    error,
+    events,
+    newMessages,
+  }: {
+    runId: string;
+    status: 'completed' | 'failed' | 'cancelled';
+    error?: string;
+    events: AgentChunk[];
+    newMessages: ModelMessage[];
+  }) {
+    await this.db.$transaction(async (tx) => {
+      await insertEvents(tx, runId, events);
+      // The resume state goes; conversation, events, pending rows and decisions stay (SPEC §5).
+      const run = await tx.run.update({
+        where: { id: runId },
+        data: { status, error: error ?? null, state: { set: null } as never },
+      });
+      if (newMessages.length > 0 && run.parentRunId === null) {
+        await tx.message.createMany({
+          data: newMessages.map((message) => ({
+            id: randomUUID(),
+            threadId: run.threadId,
+            role: message.role,
+            content: json(message.content),
+            runId,
+          })),
+        });
+      }
+    });
+  }
+
+  async listPendingCalls({ runId }: { runId: string }) {
+    const rows = await this.db.pendingToolCall.findMany({ where: { runId }, orderBy: { createdAt: 'asc' } });
+    return rows.map(toPendingCall);
+  }
+
+  async findOpenPendingCalls({ threadId, resourceId, runId }: { threadId?: string; resourceId?: string; runId?: string }) {
+    const rows = await this.db.pendingToolCall.findMany({
+      where: { status: 'pending', threadId, resourceId, runId },
+      orderBy: { createdAt: 'asc' },
+    });
+    return rows.map(toPendingCall);
+  }
+
+  async claimPendingCall(input: Parameters<AgentStore['claimPendingCall']>[0]) {
+    return this.db.$transaction(async (tx) => {
+      // Compare-and-set: only a row still `pending` can be claimed; a lost race updates nothing.
+      const { count } = await tx.pendingToolCall.updateMany({
+        where: { id: input.pendingCallId, status: 'pending' },
+        data: {
+          status: input.status,
+          decidedBy: input.decidedBy,
+          decidedAt: new Date(),
+          decisionReason: input.reason,
+          resumeData: nullableJson(input.resumeData),
+          args: json(input.args),
+          fingerprint: input.fingerprint,
+          output: nullableJson(input.output),
+        },
+      });
+      if (count === 0) return null;
+      const row = await tx.pendingToolCall.findUniqueOrThrow({ where: { id: input.pendingCallId } });
+      const d = input.decision;
+      await tx.decision.create({
+        data: {
+          id: d.id,
+          pendingCallId: row.id,
+          runId: row.runId,
+          toolCallId: row.toolCallId,
+          kind: d.kind,
+          approved: d.approved,
+          reason: d.reason,
+          actorId: d.actorId,
+          actorRole: d.actorRole,
+          fingerprint: d.fingerprint,
+          args: json(d.args),
+          editedArgs: nullableJson(d.editedArgs),
+          editedFingerprint: d.editedFingerprint,
+          resumeData: nullableJson(d.resumeData),
+        },
+      });
+      return toPendingCall(row);
+    });
+  }
+
+  async closePendingCall(input: Parameters<AgentStore['closePendingCall']>[0]) {
+    const row = await this.db.pendingToolCall.findUniqueOrThrow({ where: { id: input.pendingCallId } });
+    await this.db.$transaction(async (tx) => {
+      await insertEvents(tx, row.runId, input.events);
+      await tx.pendingToolCall.update({
+        where: { id: input.pendingCallId },
+        data: { status: input.status, output: nullableJson(input.output) },
+      });
+      if (input.newPendingCall) await tx.pendingToolCall.create({ data: pendingData(input.newPendingCall) });
+    });
+  }
+
+  async acquireContinuation({ runId }: { runId: string }) {
+    return this.db.$transaction(async (tx) => {
+      // Row lock: deciders of one step serialise here, so exactly one of them continues the run.
+      const locked = await tx.$queryRaw<{ status: string }[]>`SELECT status FROM runs WHERE id = ${runId} FOR UPDATE`;
+      if (locked[0]?.status !== 'suspended') return null;
+      const open = await tx.pendingToolCall.count({
+        where: { runId, status: { in: ['pending', 'approved', 'resumed'] } },
+      });
+      if (open > 0) return null;
+      const run = await tx.run.update({ where: { id: runId }, data: { status: 'running' } });
+      return toRunRecord(run);
+    });
+  }
+
+  async listSuspendedRuns(query: SuspendedRunsQuery) {
+    const where: Prisma.RunWhereInput = {
+      status: 'suspended',
+      agentId: query.agentId,
+      threadId: query.threadId,
+      resourceId: query.resourceId,
+      pendingCalls: { some: { status: 'pending' } },
+      updatedAt: { gte: query.fromDate, lte: query.toDate },
+    };
+    const paginate = query.page !== undefined && query.perPage !== undefined;
+    const [total, rows] = await Promise.all([
+      this.db.run.count({ where }),
+      this.db.run.findMany({
+        where,
+        orderBy: [{ updatedAt: 'desc' }, { id: 'desc' }],
+        include: { pendingCalls: { where: { status: 'pending' }, orderBy: { createdAt: 'asc' } } },
+        ...(paginate ? { skip: query.page! * query.perPage!, take: query.perPage! } : {}),
+      }),
+    ]);
+    return {
+      total,
+      runs: rows.map((row) => ({ run: toRunRecord(row), suspendedAt: row.updatedAt, calls: row.pendingCalls.map(toPendingCall) })),
+    };
+  }
+}

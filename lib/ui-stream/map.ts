@@ -1,0 +1,126 @@
+import type { UIMessageChunk } from 'ai';
+import type { AgentChunk } from '@/lib/agent/chunks';
+
+/** `data` of the chat's approval card part (`data-tool-call-approval`). Source: SPEC §6. */
+export interface ApprovalCardData {
+  runId: string;
+  toolCallId: string;
+  toolName: string;
+  args: unknown;
+  fingerprint: string;
+  approvers: 'requester' | 'reviewer';
+  resumeSchema: string;
+  chain?: string[];
+  resumed?: true;
+  decision?: { approved?: boolean; reason?: string; by: string; at: string };
+}
+
+/** `data` of the chat's question card part (`data-tool-call-suspended`). Source: SPEC §6. */
+export interface SuspendedCardData {
+  runId: string;
+  toolCallId: string;
+  toolName: string;
+  args: unknown;
+  suspendPayload: unknown;
+  resumeSchema: string;
+  chain?: string[];
+  resumed?: true;
+  decision?: { by: string; at: string; resumeData?: unknown };
+}
+
+export type CountersignDataTypes = {
+  'tool-call-approval': ApprovalCardData;
+  'tool-call-suspended': SuspendedCardData;
+};
+
+/**
+ * Maps one runtime chunk to AI SDK UI message stream chunks (what `useChat` reads).
+ * Source: SPEC §6. `runId` is the top-level run the decision must be sent to.
+ *
+ * @returns zero or more UI chunks
+ */
+export function toUIChunks(chunk: AgentChunk, runId: string = chunk.runId): UIMessageChunk[] {
+  switch (chunk.type) {
+    case 'start':
+      return [{ type: 'start', messageId: chunk.payload.messageId }];
+    case 'step-start':
+      return [{ type: 'start-step' }];
+    case 'step-finish':
+      return [{ type: 'finish-step' }];
+    case 'text-start':
+      return [{ type: 'text-start', id: chunk.payload.id }];
+    case 'text-delta':
+      return [{ type: 'text-delta', id: chunk.payload.id, delta: chunk.payload.text }];
+    case 'text-end':
+      return [{ type: 'text-end', id: chunk.payload.id }];
+    case 'tool-call':
+      return [
+        {
+          type: 'tool-input-available',
+          toolCallId: chunk.payload.toolCallId,
+          toolName: chunk.payload.toolName,
+          input: chunk.payload.args,
+        },
+      ];
+    case 'tool-result':
+      return [{ type: 'tool-output-available', toolCallId: chunk.payload.toolCallId, output: chunk.payload.result }];
+    case 'tool-error':
+      return [{ type: 'tool-output-error', toolCallId: chunk.payload.toolCallId, errorText: chunk.payload.error }];
+    case 'tool-output-denied':
+      return [{ type: 'tool-output-denied', toolCallId: chunk.payload.toolCallId }];
+    case 'tool-call-approval': {
+      const { toolCallId, toolName, args, fingerprint, approvers, resumeSchema, chain } = chunk.payload;
+      const data: ApprovalCardData = { runId, toolCallId, toolName, args, fingerprint, approvers, resumeSchema, chain };
+      return [{ type: 'data-tool-call-approval', id: toolCallId, data }];
+    }
+    case 'tool-call-suspended': {
+      const { toolCallId, toolName, args, suspendPayload, resumeSchema, chain } = chunk.payload;
+      const data: SuspendedCardData = { runId, toolCallId, toolName, args, suspendPayload, resumeSchema, chain };
+      return [{ type: 'data-tool-call-suspended', id: toolCallId, data }];
+    }
+    case 'tool-call-resumed': {
+      // The client replaces a data part wholesale, so the original payload is repeated in full.
+      const p = chunk.payload;
+      if (p.kind === 'approval') {
+        const data: ApprovalCardData = {
+          runId,
+          toolCallId: p.toolCallId,
+          toolName: p.toolName,
+          args: p.args,
+          fingerprint: p.fingerprint,
+          approvers: p.approvers,
+          resumeSchema: p.resumeSchema,
+          chain: p.chain,
+          resumed: true,
+          decision: p.decision,
+        };
+        return [{ type: 'data-tool-call-approval', id: p.toolCallId, data }];
+      }
+      const data: SuspendedCardData = {
+        runId,
+        toolCallId: p.toolCallId,
+        toolName: p.toolName,
+        args: p.args,
+        suspendPayload: p.suspendPayload,
+        resumeSchema: p.resumeSchema,
+        chain: p.chain,
+        resumed: true,
+        decision: { by: p.decision.by, at: p.decision.at, resumeData: p.decision.resumeData },
+      };
+      return [{ type: 'data-tool-call-suspended', id: p.toolCallId, data }];
+    }
+    case 'finish':
+      return [{ type: 'finish' }];
+    case 'error':
+      return [{ type: 'error', errorText: chunk.payload.message }];
+  }
+}
+
+/** A TransformStream from runtime chunks to UI chunks. */
+export function uiChunkTransform(runId?: string): TransformStream<AgentChunk, UIMessageChunk> {
+  return new TransformStream({
+    transform(chunk, controller) {
+      for (const ui of toUIChunks(chunk, runId)) controller.enqueue(ui);
+    },
+  });
+}

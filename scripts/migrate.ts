@@ -1,0 +1,11 @@
+// `npm run db:migrate`: applies prisma/migrations offline.
+import { migrate } from '../lib/db/migrate';
+import { openDatabase } from './database';
+
+const db = await openDatabase();
+try {
+  const applied = await migrate(db.url);
+  console.log(applied.length ? `Applied: ${applied.join(', ')}` : 'Database is up to date.');
+} finally {
+  await db.stop();
+}

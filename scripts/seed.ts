@@ -1,0 +1,12 @@
+// `npm run db:seed`: loads the demo data (idempotent).
+import { migrate } from '../lib/db/migrate';
+import { seed } from '../lib/demo/seed';
+import { openDatabase } from './database';
+
+const db = await openDatabase();
+try {
+  await migrate(db.url);
+  console.log(`Seeded ${await seed(db.url)} rows.`);
+} finally {
+  await db.stop();
+}
