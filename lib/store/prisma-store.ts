@@ -12,7 +12,7 @@ import type {
   SuspendedRunsQuery,
 } from '@/lib/agent/store';
 import type { Approvers } from '@/lib/agent/tool';
-import type { PrismaClient, Prisma } from '@/lib/generated/prisma/client';
+import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
 
 type Tx = Prisma.TransactionClient;
 type PendingRow = Prisma.PendingToolCallGetPayload<object>;
@@ -168,7 +168,7 @@ export class PrismaAgentStore implements AgentStore {
       // The resume state goes; conversation, events, pending rows and decisions stay (SPEC §5).
       const run = await tx.run.update({
         where: { id: runId },
-        data: { status, error: error ?? null, state: { set: null } as never },
+        data: { status, error: error ?? null, state: Prisma.DbNull },
       });
       if (newMessages.length > 0 && run.parentRunId === null) {
         await tx.message.createMany({

@@ -1,0 +1,7 @@
+import { prisma } from '@/lib/store/db';
+
+/** Liveness and database reachability, for process managers and the test harness. */
+export async function GET() {
+  await prisma().$queryRaw`SELECT 1`;
+  return Response.json({ ok: true });
+}
