@@ -1,0 +1,22 @@
+import { format, formatDistanceStrict, isToday } from 'date-fns';
+
+/** "14:02" today, "3 Mar, 14:02" otherwise, in the viewer's zone. */
+export function formatClock(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return '';
+  return isToday(date) ? format(date, 'HH:mm') : format(date, 'd MMM, HH:mm');
+}
+
+/** Full local date and time, for titles. */
+export function formatExact(iso: string): string {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : format(date, 'EEE d MMM yyyy, HH:mm:ss');
+}
+
+/** "3 s ago" style distance from now. */
+export function formatAgo(iso: string, nowMs: number = Date.now()): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return '';
+  if (nowMs - date.getTime() < 5_000) return 'just now';
+  return formatDistanceStrict(date, new Date(nowMs), { addSuffix: true });
+}
