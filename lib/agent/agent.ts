@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { jsonSchema, streamText, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
+import { generateText, jsonSchema, Output, streamText, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import { z } from 'zod';
 import type { AgentChunk, ChunkPayloads, ChunkType, DecisionSummary } from './chunks';
 import { AgentError } from './errors';
@@ -13,6 +13,7 @@ import type {
   RunRecord,
   RunState,
   StepCall,
+  SuspendedRunsQuery,
 } from './store';
 import { isSuspendSignal, makeSuspendSignal, type Actor, type RequestContext, type Tool } from './tool';
 
@@ -39,6 +40,7 @@ export interface AgentHooks {
 export interface AgentDefaultOptions {
   requireToolApproval?: RequestApprovalPolicy;
   maxSteps?: number;
+  autoResumeSuspendedTools?: boolean;
 }
 
 export interface AgentConfig {
@@ -63,6 +65,44 @@ export interface StreamOptions {
   messageId?: string;
   /** Aborts the model call and tool execution (e.g. a Stop button); a disconnect alone does not. */
   abortSignal?: AbortSignal;
+  /**
+   * With memory on the thread, a new user message answers the thread's pending suspension: the
+   * model extracts `resumeData` from it following the tool's `resumeSchema`. Approvals never
+   * auto-resume. Source: SPEC §3.
+   */
+  autoResumeSuspendedTools?: boolean;
+}
+
+/** The result of `generate()` and the `*Generate` continuations. Source: SPEC §1. */
+export interface GenerateResult {
+  runId: string;
+  text: string;
+  finishReason: ChunkPayloads['finish']['finishReason'];
+  toolCalls: { toolCallId: string; toolName: string; args: unknown }[];
+  toolResults: { toolCallId: string; toolName: string; args: unknown; result: unknown }[];
+  /** The calls waiting on a person when `finishReason` is `suspended`. */
+  suspendedToolCalls: {
+    toolCallId: string;
+    toolName: string;
+    args: unknown;
+    requiresApproval: boolean;
+    suspendPayload?: unknown;
+    resumeSchema: string;
+    chain?: string[];
+  }[];
+  /** The first waiting call's payload: the tool's own, or `{ toolCallId, toolName, args }` for an approval. */
+  suspendPayload?: unknown;
+  resumeSchema?: string;
+}
+
+/** One suspended run as `listSuspendedRuns` returns it. Source: SPEC §1. */
+export interface SuspendedRun {
+  runId: string;
+  status: 'suspended';
+  threadId: string;
+  resourceId: string;
+  suspendedAt: string;
+  toolCalls: { toolCallId: string; toolName: string; args: unknown; requiresApproval: boolean; suspendPayload?: unknown; chain: string[] }[];
 }
 
 /** What `stream()` and every continuation return. The run proceeds even if nobody reads the streams. */
@@ -191,6 +231,11 @@ export class Agent {
    */
   async stream(input: string | ModelMessage[], options: StreamOptions): Promise<AgentStreamResult> {
     const { threadId, resourceId } = options;
+    const autoResume = options.autoResumeSuspendedTools ?? this.defaultOptions.autoResumeSuspendedTools ?? false;
+    if (autoResume && typeof input === 'string') {
+      const resumed = await this.tryAutoResume(input, options);
+      if (resumed) return resumed;
+    }
     await this.store.ensureThread({
       threadId,
       resourceId,
@@ -207,6 +252,7 @@ export class Agent {
       historyLength: history.length + newMessages.length,
       requestContext: options.requestContext ?? {},
       textPartCounter: 0,
+      requestApproval: storablePolicy(options.requireToolApproval),
     };
     const run: RunRecord = {
       id: randomUUID(),
@@ -279,6 +325,140 @@ export class Agent {
         args: row.args,
         resumeData: parsed.data,
         decision: { by: input.actor.id, at: new Date().toISOString(), resumeData: parsed.data },
+      }),
+    );
+  }
+
+  /**
+   * Like `stream()`, but waits for the segment to end and returns its result.
+   * @returns `finishReason: 'suspended'` with `suspendedToolCalls` when a call waits on a person
+   */
+  async generate(input: string | ModelMessage[], options: StreamOptions): Promise<GenerateResult> {
+    return summarise(await this.stream(input, options));
+  }
+
+  /** `approveToolCall`, returning the continuation's full result. */
+  async approveToolCallGenerate(input: DecisionInput & { args?: unknown }): Promise<GenerateResult> {
+    return summarise(await this.approveToolCall(input));
+  }
+
+  /** `declineToolCall`, returning the continuation's full result. */
+  async declineToolCallGenerate(input: DecisionInput & { reason?: string }): Promise<GenerateResult> {
+    return summarise(await this.declineToolCall(input));
+  }
+
+  /** `resumeStream`, returning the continuation's full result. */
+  async resumeGenerate(resumeData: unknown, input: DecisionInput): Promise<GenerateResult> {
+    return summarise(await this.resumeStream(resumeData, input));
+  }
+
+  /**
+   * This agent's runs that wait on a person, newest first, read from the pending-call table.
+   * Paginated only when both `page` (from 0) and `perPage` are given.
+   *
+   * @param query.fromDate / query.toDate bounds on when the run was suspended
+   * @returns `{ runs, total }` where total counts all matching runs
+   */
+  async listSuspendedRuns(query: Omit<SuspendedRunsQuery, 'agentId'> = {}): Promise<{ runs: SuspendedRun[]; total: number }> {
+    const { runs, total } = await this.store.listSuspendedRuns({ ...query, agentId: this.id });
+    return {
+      total,
+      runs: runs.map(({ run, suspendedAt, calls }) => ({
+        runId: run.id,
+        status: 'suspended' as const,
+        threadId: run.threadId,
+        resourceId: run.resourceId,
+        suspendedAt: suspendedAt.toISOString(),
+        toolCalls: calls.map((call) => ({
+          toolCallId: call.toolCallId,
+          toolName: call.toolName,
+          args: call.args,
+          requiresApproval: call.kind === 'approval',
+          ...(call.kind === 'suspension' ? { suspendPayload: call.suspendPayload } : {}),
+          chain: call.chain,
+        })),
+      })),
+    };
+  }
+
+  /**
+   * Decides or answers a pending call found in storage by thread and resource alone (no runId, no
+   * in-memory state). The continuation runs in the background.
+   *
+   * @throws AgentError TOOL_CALL_NOT_SUSPENDED (nothing waiting), AMBIGUOUS_TOOL_CALL (several and
+   *   no toolCallId), plus the errors of approveToolCall / resumeStream
+   */
+  async sendToolApproval(input: {
+    threadId: string;
+    resourceId: string;
+    toolCallId?: string;
+    approved: boolean;
+    reason?: string;
+    resumeData?: unknown;
+    actor: Actor;
+  }): Promise<{ accepted: true; runId: string; toolCallId: string; continuation: AgentStreamResult }> {
+    const open = (await this.store.findOpenPendingCalls({ threadId: input.threadId, resourceId: input.resourceId })).filter(
+      (row) => row.agentId === this.id && (input.toolCallId === undefined || row.toolCallId === input.toolCallId),
+    );
+    if (open.length === 0) throw new AgentError('TOOL_CALL_NOT_SUSPENDED', 'Nothing is waiting on this thread.');
+    if (open.length > 1) {
+      throw new AgentError('AMBIGUOUS_TOOL_CALL', 'Several calls are waiting; say which toolCallId.', {
+        toolCallIds: open.map((row) => row.toolCallId),
+      });
+    }
+    const [row] = open;
+    const target = { runId: row.runId, toolCallId: row.toolCallId, actor: input.actor };
+    let continuation: AgentStreamResult;
+    if (row.kind === 'suspension') {
+      if (!input.approved) throw new AgentError('WRONG_KIND', 'This call asks for data; send resumeData.');
+      continuation = await this.resumeStream(input.resumeData, target);
+    } else if (input.approved) {
+      continuation = await this.approveToolCall(target);
+    } else {
+      continuation = await this.declineToolCall({ ...target, reason: input.reason });
+    }
+    return { accepted: true, runId: row.runId, toolCallId: row.toolCallId, continuation };
+  }
+
+  /**
+   * Auto-resume (SPEC §3): the thread's single pending suspension is answered by `text` when the
+   * model can extract data that passes the tool's `resumeSchema`. The superseded suspension is
+   * closed by the claim, so it can never be answered twice.
+   *
+   * @returns the continuation, or null when nothing was resumed (the message starts a new run)
+   */
+  private async tryAutoResume(text: string, options: StreamOptions): Promise<AgentStreamResult | null> {
+    const open = (await this.store.findOpenPendingCalls({ threadId: options.threadId, resourceId: options.resourceId })).filter(
+      (row) => row.agentId === this.id,
+    );
+    // Approvals are never auto-resumed; with several questions open, guessing which is answered is not safe.
+    if (open.length !== 1 || open[0].kind !== 'suspension') return null;
+    const [row] = open;
+    const tool = this.tools.get(row.toolName);
+    if (!tool?.resumeSchema) return null;
+    const extracted = await extractResumeData({ model: this.model, schema: tool.resumeSchema, text, suspendPayload: row.suspendPayload });
+    if (extracted === undefined) return null;
+    const run = await this.store.loadRun({ runId: row.runId });
+    if (!run?.state) return null;
+    await this.store.addUserMessage({ threadId: options.threadId, runId: run.id, message: { role: 'user', content: text } });
+    const actor: Actor = { id: options.resourceId, role: 'user' };
+    const claimed = await this.claim(row, actor, {
+      status: 'resumed',
+      reason: null,
+      resumeData: extracted,
+      args: row.args,
+      fingerprint: row.fingerprint,
+      kind: 'resume',
+      approved: null,
+    });
+    // A new assistant message follows the user's answer; the run itself continues where it paused.
+    const segment: RunRecord = { ...run, messageId: options.messageId ?? randomUUID() };
+    return this.launch(segment, run.state, {}, (ctx) =>
+      this.continueAfterClaim(ctx, claimed, {
+        approved: true,
+        args: row.args,
+        resumeData: extracted,
+        decision: { by: actor.id, at: new Date().toISOString(), resumeData: extracted },
       }),
     );
   }
@@ -517,7 +697,7 @@ export class Agent {
           tool,
           args: call.args,
           requestContext: state.requestContext,
-          requestPolicy: ctx.requestPolicy,
+          requestPolicy: ctx.requestPolicy ?? storedPolicy(state.requestApproval),
           agentDefault: this.defaultOptions.requireToolApproval,
         });
         if (reason) waiting.push(this.pendingApproval(ctx.run, tool, call, reason));
@@ -814,6 +994,83 @@ export class Agent {
       newMessages: ctx.state.messages.slice(ctx.state.historyLength),
     });
   }
+}
+
+async function summarise(result: AgentStreamResult): Promise<GenerateResult> {
+  const out: GenerateResult = {
+    runId: result.runId,
+    text: '',
+    finishReason: 'other',
+    toolCalls: [],
+    toolResults: [],
+    suspendedToolCalls: [],
+  };
+  for await (const chunk of result.fullStream) {
+    switch (chunk.type) {
+      case 'text-delta':
+        out.text += chunk.payload.text;
+        break;
+      case 'tool-call':
+        out.toolCalls.push(chunk.payload);
+        break;
+      case 'tool-result':
+        out.toolResults.push(chunk.payload);
+        break;
+      case 'tool-call-approval': {
+        const { toolCallId, toolName, args, resumeSchema, chain } = chunk.payload;
+        out.suspendedToolCalls.push({ toolCallId, toolName, args, requiresApproval: true, resumeSchema, chain });
+        break;
+      }
+      case 'tool-call-suspended': {
+        const { toolCallId, toolName, args, suspendPayload, resumeSchema, chain } = chunk.payload;
+        out.suspendedToolCalls.push({ toolCallId, toolName, args, requiresApproval: false, suspendPayload, resumeSchema, chain });
+        break;
+      }
+      case 'finish':
+        out.finishReason = chunk.payload.finishReason;
+        break;
+      default:
+        break;
+    }
+  }
+  const first = out.suspendedToolCalls[0];
+  if (out.finishReason === 'suspended' && first) {
+    out.suspendPayload = first.requiresApproval
+      ? { toolCallId: first.toolCallId, toolName: first.toolName, args: first.args }
+      : first.suspendPayload;
+    out.resumeSchema = first.resumeSchema;
+  }
+  return out;
+}
+
+/**
+ * Asks the model to turn a user's message into resume data for `schema` (structured output).
+ * @returns the validated data, or undefined when the message does not answer the question
+ */
+async function extractResumeData(input: { model: LanguageModel; schema: z.ZodType; text: string; suspendPayload: unknown }) {
+  try {
+    const { output } = await generateText({
+      model: input.model,
+      output: Output.object({ schema: input.schema }),
+      system: 'Extract the answer to the pending question from the user message as JSON matching the schema.',
+      prompt: `Question: ${JSON.stringify(input.suspendPayload)}\nUser message: ${input.text}`,
+    });
+    const parsed = input.schema.safeParse(output);
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function storablePolicy(policy: RequestApprovalPolicy | undefined): RunState['requestApproval'] {
+  if (policy === true) return 'always';
+  if (typeof policy === 'function') return 'function';
+  return 'never';
+}
+
+/** The request policy for steps after a continuation; an unavailable function fails closed. */
+function storedPolicy(stored: RunState['requestApproval'] | undefined): RequestApprovalPolicy | undefined {
+  return stored === 'always' || stored === 'function' ? true : undefined;
 }
 
 function toModelOutput(outcome: CallOutcome) {

@@ -37,6 +37,11 @@ export interface RunState {
   requestContext: RequestContext;
   /** Id of the text parts' counter so ids stay unique across continuations. */
   textPartCounter: number;
+  /**
+   * The request-level approval policy as far as it can be stored: a function cannot be, so a
+   * later step continued in another process treats `function` as "approval required" (fail closed).
+   */
+  requestApproval: 'always' | 'function' | 'never';
 }
 
 export interface RunRecord {
@@ -130,6 +135,8 @@ export interface AgentStore {
   /** Inserts a `running` run and, for a top-level run, the user's message into memory. */
   createRun(input: { run: RunRecord; userMessage?: { id: string; message: ModelMessage } }): Promise<void>;
   loadRun(input: { runId: string }): Promise<RunRecord | null>;
+  /** Appends a user message to the thread's memory (an auto-resume answer), tied to the run it resumed. */
+  addUserMessage(input: { threadId: string; runId: string; message: ModelMessage }): Promise<void>;
   /** Appends chunks to the run's event log, in order. */
   appendEvents(input: { runId: string; chunks: AgentChunk[] }): Promise<void>;
   /** One transaction: events, run state, status `suspended`, new pending rows. */

@@ -28,11 +28,8 @@ export async function listThreads({ resourceId, limit = 50 }: { resourceId: stri
   return rows.map((row) => ({ id: row.id, title: row.title, updatedAt: row.updatedAt.toISOString() }));
 }
 
-/** Rebuilds one assistant UI message by replaying a run's event log through the UI mapping. */
-async function replayRun(runId: string, messageId: string): Promise<ChatMessage | null> {
-  const events = await prisma().runEvent.findMany({ where: { runId }, orderBy: { id: 'asc' }, select: { chunk: true } });
-  if (events.length === 0) return null;
-  const chunks = events.flatMap((event) => toUIChunks(event.chunk as unknown as AgentChunk, runId));
+/** Replays UI chunks into one assistant message. */
+async function toMessage(messageId: string, chunks: UIMessageChunk[]): Promise<ChatMessage | null> {
   const stream = new ReadableStream<UIMessageChunk>({
     start(controller) {
       for (const chunk of chunks) controller.enqueue(chunk);
@@ -40,19 +37,17 @@ async function replayRun(runId: string, messageId: string): Promise<ChatMessage 
     },
   });
   let last: ChatMessage | null = null;
-  for await (const message of readUIMessageStream<ChatMessage>({
-    message: { id: messageId, role: 'assistant', parts: [] },
-    stream,
-  })) {
+  for await (const message of readUIMessageStream<ChatMessage>({ message: { id: messageId, role: 'assistant', parts: [] }, stream })) {
     last = message;
   }
   return last;
 }
 
 /**
- * The thread as `useChat` messages: user messages from memory, each followed by the assistant
- * message its run produced (replayed from the run's event log, so pending and decided cards
- * come back after a reload).
+ * The thread as `useChat` messages, rebuilt from the server's own records: user messages from
+ * memory, and assistant messages replayed from the runs' event logs (each `start` chunk names the
+ * assistant message its segment streams into), ordered by time with a user message first on a tie.
+ * Pending and decided cards come back as they were streamed.
  *
  * @returns null when the thread does not exist or is not the resource's (callers answer 404)
  */
@@ -60,19 +55,45 @@ export async function loadThreadUIMessages({ threadId, resourceId }: { threadId:
   const db = prisma();
   const thread = await db.thread.findUnique({ where: { id: threadId } });
   if (!thread || thread.resourceId !== resourceId) return null;
-  const [userMessages, runs] = await Promise.all([
+  const [userMessages, events] = await Promise.all([
     db.message.findMany({ where: { threadId, role: 'user' }, orderBy: { seq: 'asc' } }),
-    db.run.findMany({ where: { threadId, parentRunId: null }, select: { id: true, messageId: true } }),
+    db.runEvent.findMany({
+      where: { run: { threadId, parentRunId: null } },
+      orderBy: { id: 'asc' },
+      select: { runId: true, chunk: true, createdAt: true },
+    }),
   ]);
-  const runById = new Map(runs.map((run) => [run.id, run]));
-  const out: ChatMessage[] = [];
+
+  type Segment = { messageId: string; at: Date; chunks: UIMessageChunk[] };
+  const segments = new Map<string, Segment>();
+  const currentMessageOfRun = new Map<string, string>();
+  for (const event of events) {
+    const chunk = event.chunk as unknown as AgentChunk;
+    if (chunk.type === 'start') currentMessageOfRun.set(event.runId, chunk.payload.messageId);
+    const messageId = currentMessageOfRun.get(event.runId);
+    if (!messageId) continue;
+    let segment = segments.get(messageId);
+    if (!segment) {
+      segment = { messageId, at: event.createdAt, chunks: [] };
+      segments.set(messageId, segment);
+    }
+    segment.chunks.push(...toUIChunks(chunk, event.runId));
+  }
+
+  const timeline: { at: number; order: number; build: () => Promise<ChatMessage | null> }[] = [];
   for (const message of userMessages) {
     const text = typeof message.content === 'string' ? message.content : JSON.stringify(message.content);
-    out.push({ id: message.id, role: 'user', parts: [{ type: 'text', text }] });
-    const run = message.runId ? runById.get(message.runId) : undefined;
-    if (!run) continue;
-    const assistant = await replayRun(run.id, run.messageId);
-    if (assistant) out.push(assistant);
+    const built: ChatMessage = { id: message.id, role: 'user', parts: [{ type: 'text', text }] };
+    timeline.push({ at: message.createdAt.getTime(), order: 0, build: async () => built });
+  }
+  for (const segment of segments.values()) {
+    timeline.push({ at: segment.at.getTime(), order: 1, build: () => toMessage(segment.messageId, segment.chunks) });
+  }
+  timeline.sort((a, b) => a.at - b.at || a.order - b.order);
+  const out: ChatMessage[] = [];
+  for (const entry of timeline) {
+    const message = await entry.build();
+    if (message) out.push(message);
   }
   return out;
 }

@@ -24,7 +24,7 @@ export class ScriptedModel implements LanguageModelV4 {
   readonly supportedUrls = {};
 
   async doGenerate(options: LanguageModelV4CallOptions) {
-    const content = respond(options.prompt, functionTools(options));
+    const content = respond(options.prompt, functionTools(options), options.responseFormat);
     const hasCalls = content.some((part) => part.type === 'tool-call');
     return {
       content,
@@ -35,7 +35,7 @@ export class ScriptedModel implements LanguageModelV4 {
   }
 
   async doStream(options: LanguageModelV4CallOptions) {
-    const content = respond(options.prompt, functionTools(options));
+    const content = respond(options.prompt, functionTools(options), options.responseFormat);
     const hasCalls = content.some((part) => part.type === 'tool-call');
     const parts: LanguageModelV4StreamPart[] = [{ type: 'stream-start', warnings: [] }];
     content.forEach((part, index) => {
@@ -90,7 +90,14 @@ function textOf(message: LanguageModelV4Prompt[number]): string {
 }
 
 /** Decides the model's reply for a prompt: tool calls for a command, or a sentence about results. */
-function respond(prompt: LanguageModelV4Prompt, tools: Map<string, LanguageModelV4FunctionTool>): LanguageModelV4Content[] {
+function respond(
+  prompt: LanguageModelV4Prompt,
+  tools: Map<string, LanguageModelV4FunctionTool>,
+  responseFormat?: LanguageModelV4CallOptions['responseFormat'],
+): LanguageModelV4Content[] {
+  if (responseFormat?.type === 'json' && responseFormat.schema) {
+    return [{ type: 'text', text: JSON.stringify(extractObject(prompt, responseFormat.schema)) }];
+  }
   const last = prompt.at(-1);
   if (last?.role === 'tool') return [{ type: 'text', text: summariseResults(prompt) }];
   const lastUser = [...prompt].reverse().find((message) => message.role === 'user');
@@ -108,6 +115,27 @@ function respond(prompt: LanguageModelV4Prompt, tools: Map<string, LanguageModel
     ];
   }
   return calls.map((call) => ({ type: 'tool-call', toolCallId: callId(), toolName: call.toolName, input: JSON.stringify(call.args) }));
+}
+
+type JsonSchemaObject = { properties?: Record<string, { type?: string }>; required?: string[] };
+
+/**
+ * Structured output (used by auto-resume): fills the schema's properties from the user's answer —
+ * strings get the answer's text, numbers its first number, booleans yes/no.
+ */
+function extractObject(prompt: LanguageModelV4Prompt, schema: unknown): Record<string, unknown> {
+  const lastUser = [...prompt].reverse().find((message) => message.role === 'user');
+  const raw = lastUser ? textOf(lastUser) : '';
+  const answer = (raw.match(/User message:\s*([\s\S]*)$/)?.[1] ?? raw).trim().replace(/[.!?]+$/, '');
+  const out: Record<string, unknown> = {};
+  for (const [key, property] of Object.entries((schema as JsonSchemaObject).properties ?? {})) {
+    if (property.type === 'string') out[key] = answer;
+    else if (property.type === 'number' || property.type === 'integer') {
+      const number = answer.match(/-?\d+(?:\.\d+)?/);
+      if (number) out[key] = Number(number[0]);
+    } else if (property.type === 'boolean') out[key] = /^(yes|y|true|ok|sure)\b/i.test(answer);
+  }
+  return out;
 }
 
 type Command = { toolName: string; args: Record<string, unknown> };

@@ -125,6 +125,12 @@ export class PrismaAgentStore implements AgentStore {
     });
   }
 
+  async addUserMessage({ threadId, runId, message }: { threadId: string; runId: string; message: ModelMessage }) {
+    await this.db.message.create({
+      data: { id: randomUUID(), threadId, role: message.role, content: json(message.content), runId },
+    });
+  }
+
   async loadRun({ runId }: { runId: string }) {
     const row = await this.db.run.findUnique({ where: { id: runId } });
     return row ? toRunRecord(row) : null;

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { fingerprintToolCall } from '../../lib/agent/fingerprint';
 import { approvalReason } from '../../lib/agent/policy';
-import { createTool } from '../../lib/agent/tool';
+import { createTool, type ApprovalPolicy } from '../../lib/agent/tool';
 
 describe('fingerprintToolCall', () => {
   it('is the sha256 of the RFC 8785 canonical JSON, independent of key order', () => {
@@ -17,7 +17,7 @@ describe('fingerprintToolCall', () => {
   });
 });
 
-const tool = (requireApproval?: Parameters<typeof createTool>[0]['requireApproval']) =>
+const tool = (requireApproval?: ApprovalPolicy<{ amount: number }>) =>
   createTool({ id: 't', description: 't', inputSchema: z.object({ amount: z.number() }), requireApproval, execute: () => 1 });
 
 describe('approvalReason', () => {

@@ -1,0 +1,14 @@
+import { declineBodySchema } from '../../schema';
+import { currentReviewer } from '@/lib/auth/demo';
+import { getAgent } from '@/lib/demo/agents';
+import { readJson, withErrors } from '@/lib/http/errors';
+import { chunkSseResponse } from '@/lib/http/sse';
+
+type Params = { params: Promise<{ agentId: string }> };
+
+export const POST = withErrors(async (request: Request, { params }: Params) => {
+  const agent = getAgent((await params).agentId);
+  const body = await readJson(request, declineBodySchema);
+  const result = await agent.declineToolCall({ ...body, actor: currentReviewer() });
+  return chunkSseResponse(result.fullStream);
+});

@@ -1,0 +1,75 @@
+import type { ModelMessage } from 'ai';
+import { z } from 'zod';
+
+/**
+ * Request bodies of the agents API. Same paths and shapes as the seed framework's server, so its
+ * HTTP clients work unchanged. Source: SPEC §7 "Agents".
+ */
+const id = z.string().trim().min(1).max(200);
+
+const modelMessage = z.object({ role: z.enum(['user', 'assistant', 'system']), content: z.string().max(8_000) });
+
+export const streamBodySchema = z
+  .object({
+    messages: z.union([z.string().min(1).max(8_000), z.array(modelMessage).min(1).max(100)]),
+    threadId: id.optional(),
+    resourceId: id.optional(),
+    memory: z.object({ thread: z.union([id, z.object({ id })]), resource: id }).optional(),
+    requireToolApproval: z.boolean().optional(),
+    autoResumeSuspendedTools: z.boolean().optional(),
+    maxSteps: z.number().int().min(1).max(50).optional(),
+    requestContext: z.record(z.string(), z.unknown()).optional(),
+  })
+  .transform((body, ctx) => {
+    const threadId = body.threadId ?? (typeof body.memory?.thread === 'string' ? body.memory.thread : body.memory?.thread.id);
+    const resourceId = body.resourceId ?? body.memory?.resource;
+    if (!threadId || !resourceId) {
+      ctx.addIssue({ code: 'custom', message: 'threadId and resourceId (or memory.thread and memory.resource) are required' });
+      return z.NEVER;
+    }
+    return { ...body, threadId, resourceId };
+  });
+
+export const approveBodySchema = z.object({ runId: id, toolCallId: id.optional(), fingerprint: z.string().max(128).optional() });
+
+export const declineBodySchema = approveBodySchema.extend({ reason: z.string().max(2_000).optional() });
+
+export const resumeBodySchema = z.object({ runId: id, toolCallId: id.optional(), resumeData: z.unknown() });
+
+export const sendToolApprovalBodySchema = z.object({
+  threadId: id,
+  resourceId: id,
+  toolCallId: id.optional(),
+  approved: z.boolean(),
+  reason: z.string().max(2_000).optional(),
+  resumeData: z.unknown().optional(),
+});
+
+/** `page` counts from 0; pagination applies only when both `page` and `perPage` are given. */
+export const suspendedRunsQuerySchema = z.object({
+  threadId: id.optional(),
+  resourceId: id.optional(),
+  fromDate: z.coerce.date().optional(),
+  toDate: z.coerce.date().optional(),
+  page: z.coerce.number().int().min(0).optional(),
+  perPage: z.coerce.number().int().min(1).max(1_000).optional(),
+});
+
+export type StreamBody = z.infer<typeof streamBodySchema>;
+
+/** The stream options of a stream/generate body. */
+export function streamOptions(body: StreamBody) {
+  return {
+    threadId: body.threadId,
+    resourceId: body.resourceId,
+    requireToolApproval: body.requireToolApproval,
+    autoResumeSuspendedTools: body.autoResumeSuspendedTools,
+    maxSteps: body.maxSteps,
+    requestContext: body.requestContext,
+  };
+}
+
+/** The runtime input of a stream/generate body: a string or model messages. */
+export function streamInput(body: StreamBody): string | ModelMessage[] {
+  return typeof body.messages === 'string' ? body.messages : body.messages.map((message) => ({ ...message }));
+}

@@ -1,0 +1,163 @@
+'use client';
+
+import { Check, Hourglass, LoaderCircle, ShieldCheck, X } from 'lucide-react';
+import { useId, useState } from 'react';
+import { resultLine, type ToolPartView } from './tool-status';
+import type { CardAction } from './types';
+import type { ApprovalCardData } from '@/lib/ui-stream/map';
+import { ArgsTable } from '@/components/ui/args-table';
+import { Badge } from '@/components/ui/badge';
+import { Button } from '@/components/ui/button';
+import { cn } from '@/components/ui/cn';
+import { describeToolCall, personName, type People } from '@/components/ui/describe';
+import { Textarea } from '@/components/ui/textarea';
+import { LocalTime } from '@/components/ui/time';
+
+export interface ApprovalCardProps {
+  data: ApprovalCardData;
+  /** The standard tool part of the same call, when the message has one (shows what happened after). */
+  tool?: ToolPartView;
+  viewerId: string;
+  people: People;
+  /** This card's decision is being sent. */
+  acting: boolean;
+  /** Another request is in flight; buttons wait. */
+  disabled: boolean;
+  onAction: (action: CardAction) => void;
+}
+
+/**
+ * A call that waits for approval: what it will do, its arguments, who may decide, and Approve /
+ * Decline (with a reason). Once decided, the buttons give way to the outcome ("Approved by you · 14:02").
+ */
+export function ApprovalCard({ data, tool, viewerId, people, acting, disabled, onAction }: ApprovalCardProps) {
+  const [declining, setDeclining] = useState(false);
+  const [reason, setReason] = useState('');
+  const [sent, setSent] = useState<'approve' | 'decline' | null>(null);
+  const reasonId = useId();
+  const titleId = useId();
+
+  const decided = data.resumed === true;
+  const approved = decided && data.decision?.approved !== false;
+  const state = !decided ? 'pending' : approved ? 'approved' : 'declined';
+  const mayDecide = data.approvers === 'requester';
+  const chain = data.chain && data.chain.length > 1 ? data.chain.join(' › ') : null;
+  const busy = acting || disabled;
+
+  const decide = (ok: boolean) => {
+    setSent(ok ? 'approve' : 'decline');
+    const trimmed = reason.trim();
+    onAction({
+      type: 'decision',
+      runId: data.runId,
+      toolCallId: data.toolCallId,
+      approved: ok,
+      fingerprint: data.fingerprint,
+      ...(ok || !trimmed ? {} : { reason: trimmed }),
+    });
+  };
+
+  return (
+    <section
+      aria-labelledby={titleId}
+      data-testid="approval-card"
+      data-tool-name={data.toolName}
+      data-state={state}
+      data-args={JSON.stringify(data.args)}
+      className={cn(
+        'rounded-lg border bg-card p-4 shadow-xs',
+        state === 'pending' ? 'border-primary/40 ring-1 ring-primary/10' : 'border-border',
+      )}
+    >
+      <header className="flex flex-wrap items-center gap-x-2 gap-y-1">
+        <ShieldCheck className="size-4 text-primary" aria-hidden />
+        <h3 id={titleId} className="text-sm font-semibold">
+          {state === 'pending' ? 'Approval needed' : 'Approval'}
+        </h3>
+        <Badge className="font-mono">{data.toolName}</Badge>
+        {chain ? <span className="text-xs text-muted-foreground">via {chain}</span> : null}
+      </header>
+
+      <p className="mt-2 text-sm font-medium">{describeToolCall(data.toolName, data.args)}</p>
+      <ArgsTable args={data.args} className="mt-2" />
+
+      {decided ? (
+        <Outcome data={data} viewerId={viewerId} people={people} tool={tool} />
+      ) : !mayDecide ? (
+        <p className="mt-3 flex items-center gap-2 rounded-md bg-muted px-3 py-2 text-sm" role="status">
+          <Hourglass className="size-4 shrink-0 text-muted-foreground" aria-hidden />
+          <span>
+            <strong className="font-medium">Waiting for a reviewer.</strong> This action needs someone else’s approval; the chat updates when they decide.
+          </span>
+        </p>
+      ) : declining ? (
+        <div className="mt-3 flex flex-col gap-2">
+          <label htmlFor={reasonId} className="text-sm font-medium">
+            Reason for declining <span className="font-normal text-muted-foreground">(optional, the agent sees it)</span>
+          </label>
+          <Textarea
+            id={reasonId}
+            data-testid="decline-reason"
+            value={reason}
+            onChange={(event) => setReason(event.target.value)}
+            placeholder="e.g. Not this record — it is still in use"
+            maxLength={2000}
+            rows={2}
+            autoFocus
+            disabled={busy}
+          />
+          <div className="flex flex-wrap gap-2">
+            <Button variant="destructive" size="sm" data-testid="decline-confirm" disabled={busy} onClick={() => decide(false)}>
+              {acting && sent === 'decline' ? <LoaderCircle className="animate-spin" aria-hidden /> : <X aria-hidden />}
+              Decline
+            </Button>
+            <Button variant="ghost" size="sm" disabled={busy} onClick={() => setDeclining(false)}>
+              Cancel
+            </Button>
+          </div>
+        </div>
+      ) : (
+        <div className="mt-3 flex flex-wrap items-center gap-2">
+          <Button variant="primary" size="sm" data-testid="approve-button" disabled={busy} onClick={() => decide(true)}>
+            {acting && sent === 'approve' ? <LoaderCircle className="animate-spin" aria-hidden /> : <Check aria-hidden />}
+            Approve
+          </Button>
+          <Button variant="outline" size="sm" data-testid="decline-button" disabled={busy} onClick={() => setDeclining(true)}>
+            <X aria-hidden />
+            Decline
+          </Button>
+          <span className="text-xs text-muted-foreground">You can approve this yourself.</span>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function Outcome({ data, viewerId, people, tool }: { data: ApprovalCardData; viewerId: string; people: People; tool?: ToolPartView }) {
+  const decision = data.decision;
+  const approved = decision?.approved !== false;
+  const who = personName(decision?.by, people, viewerId);
+  const reason = decision?.reason?.trim();
+  return (
+    <div className="mt-3 flex flex-col gap-1 border-t border-border pt-3">
+      <p data-testid="approval-outcome" className={cn('flex flex-wrap items-center gap-x-1.5 text-sm font-medium', approved ? 'text-success' : 'text-destructive')}>
+        {approved ? <Check className="size-4" aria-hidden /> : <X className="size-4" aria-hidden />}
+        <span>
+          {approved ? 'Approved' : 'Declined'} by {who}
+          {!approved && reason ? `: ${reason}` : ''}
+          {decision?.at ? (
+            <span className="font-normal text-muted-foreground">
+              {' · '}
+              <LocalTime iso={decision.at} />
+            </span>
+          ) : null}
+        </span>
+      </p>
+      {tool?.state === 'output-available' ? (
+        <p className="text-sm text-muted-foreground">Result: {resultLine(tool.output)}</p>
+      ) : tool?.state === 'output-error' ? (
+        <p className="text-sm text-destructive">The tool failed: {tool.errorText}</p>
+      ) : null}
+    </div>
+  );
+}

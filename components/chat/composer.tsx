@@ -1,0 +1,68 @@
+'use client';
+
+import { ArrowUp, Square } from 'lucide-react';
+import { useId, useRef, type KeyboardEvent } from 'react';
+import { Button } from '@/components/ui/button';
+import { Textarea } from '@/components/ui/textarea';
+
+export interface ComposerProps {
+  value: string;
+  onChange: (value: string) => void;
+  onSend: () => void;
+  onStop: () => void;
+  /** A turn is streaming: sending waits, Stop is offered. */
+  busy: boolean;
+}
+
+/** The message box: Enter sends, Shift+Enter adds a line; while a turn streams, Send waits and Stop shows. */
+export function Composer({ value, onChange, onSend, onStop, busy }: ComposerProps) {
+  const inputId = useId();
+  const hintId = useId();
+  const formRef = useRef<HTMLFormElement>(null);
+  const canSend = value.trim().length > 0 && !busy;
+
+  const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
+      event.preventDefault();
+      if (canSend) formRef.current?.requestSubmit();
+    }
+  };
+
+  return (
+    <form
+      ref={formRef}
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (canSend) onSend();
+      }}
+      className="flex items-end gap-2 rounded-xl border border-input bg-background p-2 shadow-sm focus-within:ring-2 focus-within:ring-ring"
+    >
+      <label htmlFor={inputId} className="sr-only">
+        Message
+      </label>
+      <Textarea
+        id={inputId}
+        data-testid="composer-input"
+        value={value}
+        onChange={(event) => onChange(event.target.value)}
+        onKeyDown={onKeyDown}
+        placeholder="Ask the agent… (try “delete record rec-42”)"
+        rows={1}
+        maxLength={8000}
+        aria-describedby={hintId}
+        className="max-h-48 min-h-9 flex-1 resize-none border-0 bg-transparent px-2 py-1.5 shadow-none [field-sizing:content] focus-visible:ring-0"
+      />
+      <span id={hintId} className="sr-only">
+        Enter sends, Shift+Enter adds a new line.
+      </span>
+      {busy ? (
+        <Button variant="outline" size="icon" aria-label="Stop" data-testid="composer-stop" onClick={onStop}>
+          <Square className="fill-current" aria-hidden />
+        </Button>
+      ) : null}
+      <Button type="submit" variant="primary" size="icon" aria-label="Send" data-testid="composer-send" disabled={!canSend}>
+        <ArrowUp aria-hidden />
+      </Button>
+    </form>
+  );
+}

@@ -1,0 +1,95 @@
+'use client';
+
+import { Bot } from 'lucide-react';
+import { ApprovalCard } from './approval-card';
+import { QuestionCard } from './question-card';
+import { ToolCallCard } from './tool-call-card';
+import { asToolPart, type ToolPartView } from './tool-status';
+import { isCardPart, type CardAction, type CardPart, type ChatMessage } from './types';
+import type { People } from '@/components/ui/describe';
+
+export interface MessageViewProps {
+  message: ChatMessage;
+  viewerId: string;
+  people: People;
+  /** This message is the one streaming right now. */
+  streaming: boolean;
+  /** toolCallId whose decision or answer is being sent. */
+  actingOn: string | null;
+  /** A request is in flight, so cards wait. */
+  busy: boolean;
+  onAction: (action: CardAction) => void;
+}
+
+function cardId(part: CardPart): string {
+  return part.id ?? part.data.toolCallId;
+}
+
+/** One chat message. A card and the tool part of the same call render as one block. */
+export function MessageView({ message, viewerId, people, streaming, actingOn, busy, onAction }: MessageViewProps) {
+  if (message.role === 'user') {
+    const text = message.parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
+    return (
+      <div data-testid="message-user" className="flex justify-end">
+        <div className="max-w-[85%] rounded-2xl rounded-br-md bg-primary px-4 py-2 text-sm whitespace-pre-wrap text-primary-foreground">{text}</div>
+      </div>
+    );
+  }
+
+  const toolIds = new Set(message.parts.flatMap((part) => (asToolPart(part) ? [asToolPart(part)!.toolCallId] : [])));
+  const cardsById = new Map<string, CardPart[]>();
+  for (const part of message.parts) {
+    if (!isCardPart(part)) continue;
+    const list = cardsById.get(cardId(part)) ?? [];
+    list.push(part);
+    cardsById.set(cardId(part), list);
+  }
+
+  const renderCard = (card: CardPart, tool: ToolPartView | undefined, key: string) => {
+    const common = {
+      tool,
+      viewerId,
+      people,
+      acting: actingOn === card.data.toolCallId,
+      disabled: busy,
+      onAction,
+    };
+    return card.type === 'data-tool-call-approval' ? (
+      <ApprovalCard key={key} data={card.data} {...common} />
+    ) : (
+      <QuestionCard key={key} data={card.data} {...common} />
+    );
+  };
+
+  const blocks = message.parts.flatMap((part, index) => {
+    if (part.type === 'text') {
+      return part.text.trim() ? [<p key={index} className="text-sm leading-relaxed whitespace-pre-wrap">{part.text}</p>] : [];
+    }
+    const tool = asToolPart(part);
+    if (tool) {
+      const cards = cardsById.get(tool.toolCallId);
+      if (cards?.length) return cards.map((card, n) => renderCard(card, tool, `${index}-${n}`));
+      return [<ToolCallCard key={index} part={tool} streaming={streaming} />];
+    }
+    // A card whose call has a tool part was drawn with it above.
+    if (isCardPart(part) && !toolIds.has(cardId(part))) return [renderCard(part, undefined, String(index))];
+    return [];
+  });
+
+  return (
+    <div data-testid="message-assistant" className="flex gap-3">
+      <div className="mt-0.5 flex size-7 shrink-0 items-center justify-center rounded-full border border-border bg-card" aria-hidden>
+        <Bot className="size-4 text-muted-foreground" />
+      </div>
+      <div className="flex min-w-0 flex-1 flex-col gap-3">
+        {blocks.length > 0 ? (
+          blocks
+        ) : streaming ? (
+          <p className="animate-pulse text-sm text-muted-foreground">Thinking…</p>
+        ) : (
+          <p className="text-sm text-muted-foreground">No reply.</p>
+        )}
+      </div>
+    </div>
+  );
+}

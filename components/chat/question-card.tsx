@@ -1,0 +1,95 @@
+'use client';
+
+import { MessageCircleQuestionMark } from 'lucide-react';
+import { useId } from 'react';
+import { resultLine, type ToolPartView } from './tool-status';
+import type { CardAction } from './types';
+import type { SuspendedCardData } from '@/lib/ui-stream/map';
+import { AnswerView } from '@/components/ui/answer-view';
+import { ArgsTable } from '@/components/ui/args-table';
+import { Badge } from '@/components/ui/badge';
+import { cn } from '@/components/ui/cn';
+import { personName, questionText, type People } from '@/components/ui/describe';
+import { JsonSchemaForm } from '@/components/ui/json-schema-form';
+import { LocalTime } from '@/components/ui/time';
+
+export interface QuestionCardProps {
+  data: SuspendedCardData;
+  tool?: ToolPartView;
+  viewerId: string;
+  people: People;
+  acting: boolean;
+  disabled: boolean;
+  onAction: (action: CardAction) => void;
+}
+
+/** A suspended tool's question with a form generated from its resume schema; afterwards, the answer given. */
+export function QuestionCard({ data, tool, viewerId, people, acting, disabled, onAction }: QuestionCardProps) {
+  const titleId = useId();
+  const answered = data.resumed === true;
+  const question = questionText(data.suspendPayload);
+  const chain = data.chain && data.chain.length > 1 ? data.chain.join(' › ') : null;
+
+  return (
+    <section
+      aria-labelledby={titleId}
+      data-testid="question-card"
+      data-tool-name={data.toolName}
+      data-state={answered ? 'answered' : 'pending'}
+      className={cn('rounded-lg border bg-card p-4 shadow-xs', answered ? 'border-border' : 'border-primary/40 ring-1 ring-primary/10')}
+    >
+      <header className="flex flex-wrap items-center gap-x-2 gap-y-1">
+        <MessageCircleQuestionMark className="size-4 text-primary" aria-hidden />
+        <h3 id={titleId} className="text-sm font-semibold">
+          {answered ? 'Question' : 'The agent needs your answer'}
+        </h3>
+        <Badge className="font-mono">{data.toolName}</Badge>
+        {chain ? <span className="text-xs text-muted-foreground">via {chain}</span> : null}
+      </header>
+
+      {question ? (
+        <p className="mt-2 text-sm font-medium">{question}</p>
+      ) : (
+        <>
+          <p className="mt-2 text-sm font-medium">The tool needs more information to continue.</p>
+          {data.suspendPayload !== undefined && data.suspendPayload !== null ? (
+            <ArgsTable args={data.suspendPayload} label="What the tool said" className="mt-2" />
+          ) : null}
+        </>
+      )}
+
+      {answered ? (
+        <div className="mt-3 flex flex-col gap-2 border-t border-border pt-3">
+          <p className="text-sm text-muted-foreground">
+            Answered by {personName(data.decision?.by, people, viewerId)}
+            {data.decision?.at ? (
+              <>
+                {' · '}
+                <LocalTime iso={data.decision.at} />
+              </>
+            ) : null}
+          </p>
+          <div data-testid="question-answer" className="rounded-md bg-muted px-3 py-2">
+            <AnswerView value={data.decision?.resumeData} />
+          </div>
+          {tool?.state === 'output-available' ? (
+            <p className="text-sm text-muted-foreground">Result: {resultLine(tool.output)}</p>
+          ) : tool?.state === 'output-error' ? (
+            <p className="text-sm text-destructive">The tool failed: {tool.errorText}</p>
+          ) : null}
+        </div>
+      ) : (
+        <div className="mt-3">
+          <JsonSchemaForm
+            schema={data.resumeSchema}
+            idPrefix={`answer-${data.toolCallId.replace(/[^A-Za-z0-9_-]/g, '')}`}
+            submitTestId="question-submit"
+            submitLabel="Submit answer"
+            busy={acting || disabled}
+            onSubmit={(resumeData) => onAction({ type: 'resume', runId: data.runId, toolCallId: data.toolCallId, resumeData })}
+          />
+        </div>
+      )}
+    </section>
+  );
+}

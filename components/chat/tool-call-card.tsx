@@ -1,0 +1,31 @@
+import { Wrench } from 'lucide-react';
+import { resultLine, toolNameOf, ToolStatusBadge, type ToolPartView } from './tool-status';
+import { ArgsTable } from '@/components/ui/args-table';
+import { describeToolCall } from '@/components/ui/describe';
+
+/** A tool call that needed nobody: name, what it does, status, and arguments/result on demand. */
+export function ToolCallCard({ part, streaming }: { part: ToolPartView; streaming: boolean }) {
+  const name = toolNameOf(part);
+  return (
+    <div data-testid="tool-call" data-tool-name={name} data-state={part.state} className="rounded-lg border border-border bg-card px-3 py-2 text-sm">
+      <div className="flex flex-wrap items-center gap-2">
+        <Wrench className="size-3.5 text-muted-foreground" aria-hidden />
+        <span className="font-mono text-xs font-medium">{name}</span>
+        <ToolStatusBadge state={part.state} streaming={streaming} />
+        <span className="min-w-0 flex-1 truncate text-xs text-muted-foreground">{describeToolCall(name, part.input)}</span>
+      </div>
+      {part.state === 'output-available' ? (
+        <p className="mt-1 text-xs text-muted-foreground">{resultLine(part.output)}</p>
+      ) : part.state === 'output-error' ? (
+        <p className="mt-1 text-xs text-destructive">{part.errorText}</p>
+      ) : null}
+      <details className="mt-1">
+        <summary className="cursor-pointer text-xs text-muted-foreground hover:text-foreground">Details</summary>
+        <ArgsTable args={part.input} className="mt-1" />
+        {part.state === 'output-available' ? (
+          <pre className="mt-2 max-h-48 overflow-auto rounded-md bg-muted p-2 font-mono text-xs">{JSON.stringify(part.output, null, 2)}</pre>
+        ) : null}
+      </details>
+    </div>
+  );
+}

@@ -1,0 +1,41 @@
+import { Braces } from 'lucide-react';
+import { formatValue } from './describe';
+import { cn } from './cn';
+
+/**
+ * A tool call's arguments as a small key/value table, with the raw JSON on demand.
+ * Non-object args are shown as one value.
+ */
+export function ArgsTable({ args, className, label = 'Arguments' }: { args: unknown; className?: string; label?: string }) {
+  const entries =
+    args && typeof args === 'object' && !Array.isArray(args) ? Object.entries(args as Record<string, unknown>) : null;
+  return (
+    <div className={cn('min-w-0 text-sm', className)}>
+      {entries && entries.length === 0 ? (
+        <p className="text-muted-foreground">No arguments.</p>
+      ) : (
+        <table className="w-full border-collapse">
+          <caption className="sr-only">{label}</caption>
+          <tbody>
+            {(entries ?? [['value', args] as const]).map(([key, value]) => (
+              <tr key={key} className="border-b border-border/60 last:border-0">
+                <th scope="row" className="w-1/3 max-w-40 py-1 pr-3 text-left align-top font-mono text-xs font-normal text-muted-foreground">
+                  {key}
+                </th>
+                <td className="py-1 align-top font-mono text-xs break-all whitespace-pre-wrap">{formatValue(value)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <details className="group mt-1">
+        <summary className="inline-flex cursor-pointer list-none items-center gap-1 rounded text-xs text-muted-foreground hover:text-foreground focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring [&::-webkit-details-marker]:hidden">
+          <Braces className="size-3" aria-hidden />
+          <span className="group-open:hidden">Show JSON</span>
+          <span className="hidden group-open:inline">Hide JSON</span>
+        </summary>
+        <pre className="mt-1 max-h-64 overflow-auto rounded-md bg-muted p-2 font-mono text-xs">{JSON.stringify(args, null, 2)}</pre>
+      </details>
+    </div>
+  );
+}
