@@ -20,7 +20,7 @@ export interface ChatViewProps {
   people: People;
 }
 
-const SUGGESTIONS = ['delete record rec-42', 'what’s the weather?', 'refund order ord-1042 for 250', 'look up customer cus-1'];
+const SUGGESTIONS = ['delete record rec-42', "what's the weather?", 'refund order ord-1042 for 250', 'look up customer cus-1'];
 
 /** Every pending card id in the messages. */
 function pendingIds(messages: ChatMessage[]): Set<string> {
