@@ -1,0 +1,134 @@
+import { expect, test } from './support';
+import { parseSse } from './sse';
+
+type Chunk = { type: string; runId: string; from: string; payload: Record<string, any> };
+const agent = '/api/agents/ops-agent';
+const ids = () => ({ threadId: `api-${crypto.randomUUID()}`, resourceId: 'user-ada' });
+
+test.describe('agents HTTP API (the seed framework’s routes and shapes)', () => {
+  test('stream → approve-tool-call over SSE; decline-tool-call with a reason', async ({ request, db }) => {
+    const started = await request.post(`${agent}/stream`, { data: { messages: 'delete record rec-20', ...ids() } });
+    expect(started.status()).toBe(200);
+    expect(started.headers()['content-type']).toContain('text/event-stream');
+    const chunks = await parseSse<Chunk>(await started.body());
+    const approval = chunks.find((chunk) => chunk.type === 'tool-call-approval')!;
+    expect(approval).toMatchObject({ from: 'AGENT', payload: { toolName: 'delete-record', args: { id: 'rec-20' } } });
+    expect(JSON.parse(approval.payload.resumeSchema).properties.approved.type).toBe('boolean');
+
+    const approved = await request.post(`${agent}/approve-tool-call`, {
+      data: { runId: approval.runId, toolCallId: approval.payload.toolCallId },
+    });
+    const after = await parseSse<Chunk>(await approved.body());
+    expect(after.map((chunk) => chunk.type)).toEqual(expect.arrayContaining(['tool-call-resumed', 'tool-result', 'finish']));
+    expect(await db.recordExists('rec-20')).toBe(false);
+
+    const second = await parseSse<Chunk>(
+      await (await request.post(`${agent}/stream`, { data: { messages: 'delete record rec-21', memory: { thread: ids().threadId, resource: 'user-ada' } } })).body(),
+    );
+    const pending = second.find((chunk) => chunk.type === 'tool-call-approval')!;
+    const declined = await request.post(`${agent}/decline-tool-call`, {
+      data: { runId: pending.runId, toolCallId: pending.payload.toolCallId, reason: 'not this one' },
+    });
+    const text = (await parseSse<Chunk>(await declined.body()))
+      .filter((chunk) => chunk.type === 'text-delta')
+      .map((chunk) => chunk.payload.text)
+      .join('');
+    expect(text).toContain('not this one');
+    expect(await db.recordExists('rec-21')).toBe(true);
+  });
+
+  test('generate → suspended; the -generate variants and resume-stream return the continuation', async ({ request }) => {
+    const paused = await (await request.post(`${agent}/generate`, { data: { messages: 'delete record rec-22', ...ids() } })).json();
+    expect(paused).toMatchObject({ finishReason: 'suspended', suspendPayload: { toolName: 'delete-record', args: { id: 'rec-22' } } });
+    expect(paused.runId).toEqual(expect.any(String));
+    const approved = await (await request.post(`${agent}/approve-tool-call-generate`, { data: { runId: paused.runId } })).json();
+    expect(approved).toMatchObject({ finishReason: 'stop', toolResults: [{ toolName: 'delete-record' }] });
+    expect(approved.text).toContain('Record rec-22 was deleted');
+
+    const paused2 = await (await request.post(`${agent}/generate`, { data: { messages: 'delete record rec-23', ...ids() } })).json();
+    const declined = await (
+      await request.post(`${agent}/decline-tool-call-generate`, { data: { runId: paused2.runId, reason: 'keep' } })
+    ).json();
+    expect(declined.text).toContain('keep');
+
+    const weather = await (await request.post(`${agent}/generate`, { data: { messages: "what's the weather?", ...ids() } })).json();
+    expect(weather.suspendPayload).toEqual({ message: 'Which city should I check the weather for?' });
+    const bad = await request.post(`${agent}/resume-stream`, { data: { runId: weather.runId, resumeData: { city: '' } } });
+    expect(bad.status()).toBe(422);
+    expect((await bad.json()).error.code).toBe('INVALID_RESUME_DATA');
+    const resumed = await parseSse<Chunk>(await (await request.post(`${agent}/resume-stream`, { data: { runId: weather.runId, resumeData: { city: 'Tokyo' } } })).body());
+    expect(resumed.find((chunk) => chunk.type === 'tool-result')!.payload.result).toMatchObject({ city: 'Tokyo' });
+  });
+
+  test('suspended-runs filters by thread, resource and date and paginates only with page and perPage', async ({ request }) => {
+    const mine = ids();
+    for (const record of ['rec-24', 'rec-25', 'rec-26']) {
+      await request.post(`${agent}/generate`, { data: { messages: `delete record ${record}`, ...mine } });
+    }
+    const all = await (await request.get(`${agent}/suspended-runs?threadId=${mine.threadId}`)).json();
+    expect(all.total).toBe(3);
+    expect(all.runs).toHaveLength(3);
+    expect(all.runs[0]).toMatchObject({ status: 'suspended', threadId: mine.threadId, resourceId: 'user-ada' });
+    expect(all.runs[0].toolCalls[0]).toMatchObject({ toolName: 'delete-record', requiresApproval: true });
+
+    const page = await (await request.get(`${agent}/suspended-runs?threadId=${mine.threadId}&page=1&perPage=2`)).json();
+    expect(page.total).toBe(3);
+    expect(page.runs).toHaveLength(1);
+    const onlyPerPage = await (await request.get(`${agent}/suspended-runs?threadId=${mine.threadId}&perPage=2`)).json();
+    expect(onlyPerPage.runs).toHaveLength(3);
+
+    const future = new Date(Date.now() + 60_000).toISOString();
+    const none = await (await request.get(`${agent}/suspended-runs?threadId=${mine.threadId}&fromDate=${future}`)).json();
+    expect(none.total).toBe(0);
+    const other = await (await request.get(`${agent}/suspended-runs?threadId=${mine.threadId}&resourceId=someone-else`)).json();
+    expect(other.total).toBe(0);
+
+    for (const query of ['perPage=0', 'perPage=1.5', 'page=-1&perPage=2', 'fromDate=not-a-date']) {
+      const response = await request.get(`${agent}/suspended-runs?${query}`);
+      expect(response.status(), query).toBe(400);
+      expect((await response.json()).error.code).toBe('BAD_REQUEST');
+    }
+  });
+
+  test('send-tool-approval finds the call by thread and resource alone; several pending without toolCallId is ambiguous', async ({ request, db }) => {
+    const mine = ids();
+    await request.post(`${agent}/generate`, { data: { messages: 'delete record rec-27', ...mine } });
+    const accepted = await request.post(`${agent}/send-tool-approval`, { data: { ...mine, approved: true } });
+    expect(accepted.status()).toBe(200);
+    expect(await accepted.json()).toMatchObject({ accepted: true, runId: expect.any(String), toolCallId: expect.any(String) });
+    await expect.poll(() => db.recordExists('rec-27')).toBe(false);
+
+    const two = ids();
+    await request.post(`${agent}/generate`, {
+      data: { messages: '/tool delete-record {"id":"rec-28"}\n/tool delete-record {"id":"rec-29"}', ...two },
+    });
+    const ambiguous = await request.post(`${agent}/send-tool-approval`, { data: { ...two, approved: false } });
+    expect(ambiguous.status()).toBe(409);
+    expect((await ambiguous.json()).error.code).toBe('AMBIGUOUS_TOOL_CALL');
+    expect(await db.recordExists('rec-28')).toBe(true);
+  });
+
+  test('missing ids and malformed bodies are 400 with a JSON error; unknown runs are 404', async ({ request }) => {
+    const cases: [string, unknown][] = [
+      ['stream', { messages: 'hi' }],
+      ['generate', { messages: 'hi', threadId: 't' }],
+      ['approve-tool-call', {}],
+      ['decline-tool-call', { toolCallId: 'x' }],
+      ['resume-stream', { resumeData: {} }],
+      ['send-tool-approval', { approved: true }],
+    ];
+    for (const [route, body] of cases) {
+      const response = await request.post(`${agent}/${route}`, { data: body as object });
+      expect(response.status(), route).toBe(400);
+      expect((await response.json()).error).toMatchObject({ code: 'BAD_REQUEST', message: expect.any(String) });
+    }
+    const invalidJson = await request.post(`${agent}/stream`, { headers: { 'content-type': 'application/json' }, data: '{nope' });
+    expect(invalidJson.status()).toBe(400);
+    expect((await invalidJson.json()).error.code).toBe('INVALID_JSON');
+    const unknown = await request.post(`${agent}/approve-tool-call`, { data: { runId: 'no-such-run' } });
+    expect(unknown.status()).toBe(404);
+    expect((await unknown.json()).error.code).toBe('NO_SNAPSHOT_FOUND');
+    const noAgent = await request.post('/api/agents/nobody/stream', { data: { messages: 'hi', ...ids() } });
+    expect(noAgent.status()).toBe(404);
+  });
+});
