@@ -122,7 +122,7 @@ test.describe('agents HTTP API (the seed framework’s routes and shapes)', () =
       expect(response.status(), route).toBe(400);
       expect((await response.json()).error).toMatchObject({ code: 'BAD_REQUEST', message: expect.any(String) });
     }
-    const invalidJson = await request.post(`${agent}/stream`, { headers: { 'content-type': 'application/json' }, data: '{nope' });
+    const invalidJson = await request.post(`${agent}/stream`, { headers: { 'content-type': 'application/json' }, data: Buffer.from('{nope') });
     expect(invalidJson.status()).toBe(400);
     expect((await invalidJson.json()).error.code).toBe('INVALID_JSON');
     const unknown = await request.post(`${agent}/approve-tool-call`, { data: { runId: 'no-such-run' } });
