@@ -1,13 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { generateText, jsonSchema, Output, streamText, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
+import { jsonSchema, streamText, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import { z } from 'zod';
+import { ChunkChannel } from './channel';
 import type { AgentChunk, ChunkPayloads, ChunkType, DecisionSummary } from './chunks';
 import { AgentError } from './errors';
 import { fingerprintToolCall } from './fingerprint';
+import { extractResumeData, summariseChunks, type GenerateResult } from './generate';
 import { approvalReason, type RequestApprovalPolicy } from './policy';
 import type {
   AgentStore,
   CallOutcome,
+  Lineage,
   NewPendingCall,
   PendingCall,
   RunRecord,
@@ -15,7 +18,9 @@ import type {
   StepCall,
   SuspendedRunsQuery,
 } from './store';
-import { isSuspendSignal, makeSuspendSignal, type Actor, type RequestContext, type Tool } from './tool';
+import { createTool, isSuspendSignal, makeSuspendSignal, type Actor, type RequestContext, type Tool } from './tool';
+
+export type { GenerateResult } from './generate';
 
 /** Text the model receives for a decline without a reason. Source: SPEC §2 "Decline". */
 export const DEFAULT_DECLINE_REASON = 'Tool call was not approved by the user';
@@ -49,6 +54,8 @@ export interface AgentConfig {
   instructions: string;
   model: LanguageModel;
   tools: Tool[];
+  /** Sub-agents, each callable as the tool `agent-<key>` (supervisor pattern, SPEC §4). */
+  agents?: Record<string, Agent>;
   /** Where runs, pending calls, events and memory live. */
   store: AgentStore;
   defaultOptions?: AgentDefaultOptions;
@@ -73,40 +80,9 @@ export interface StreamOptions {
   autoResumeSuspendedTools?: boolean;
 }
 
-/** The result of `generate()` and the `*Generate` continuations. Source: SPEC §1. */
-export interface GenerateResult {
-  runId: string;
-  text: string;
-  finishReason: ChunkPayloads['finish']['finishReason'];
-  toolCalls: { toolCallId: string; toolName: string; args: unknown }[];
-  toolResults: { toolCallId: string; toolName: string; args: unknown; result: unknown }[];
-  /** The calls waiting on a person when `finishReason` is `suspended`. */
-  suspendedToolCalls: {
-    toolCallId: string;
-    toolName: string;
-    args: unknown;
-    requiresApproval: boolean;
-    suspendPayload?: unknown;
-    resumeSchema: string;
-    chain?: string[];
-  }[];
-  /** The first waiting call's payload: the tool's own, or `{ toolCallId, toolName, args }` for an approval. */
-  suspendPayload?: unknown;
-  resumeSchema?: string;
-}
-
-/** One suspended run as `listSuspendedRuns` returns it. Source: SPEC §1. */
-export interface SuspendedRun {
-  runId: string;
-  status: 'suspended';
-  threadId: string;
-  resourceId: string;
-  suspendedAt: string;
-  toolCalls: { toolCallId: string; toolName: string; args: unknown; requiresApproval: boolean; suspendPayload?: unknown; chain: string[] }[];
-}
-
 /** What `stream()` and every continuation return. The run proceeds even if nobody reads the streams. */
 export interface AgentStreamResult {
+  /** The top-level run. */
   runId: string;
   messageId: string;
   /** Every chunk of this segment of the run, from its start (each read replays from the beginning). */
@@ -119,87 +95,73 @@ export interface AgentStreamResult {
 }
 
 export interface DecisionInput {
+  /** The top-level run. */
   runId: string;
+  /** The call as shown at the top level (for a sub-agent's call: the delegation's id, or the leaf's own). */
   toolCallId?: string;
   actor: Actor;
   /** The fingerprint the decider saw; a mismatch is refused (FINGERPRINT_MISMATCH). */
   fingerprint?: string;
 }
 
-/** Chunk fan-out for one segment of a run: buffers every chunk so late readers replay from the start. */
-class ChunkChannel {
-  private readonly chunks: AgentChunk[] = [];
-  private readonly listeners = new Set<() => void>();
-  closed = false;
-
-  push(chunk: AgentChunk) {
-    this.chunks.push(chunk);
-    this.notify();
-  }
-
-  close() {
-    this.closed = true;
-    this.notify();
-  }
-
-  private notify() {
-    for (const listener of this.listeners) listener();
-  }
-
-  /** A new stream over all chunks so far and to come; cancelling it leaves the run going. */
-  readable(): ReadableStream<AgentChunk> {
-    let index = 0;
-    let listener: (() => void) | undefined;
-    return new ReadableStream<AgentChunk>({
-      pull: (controller) =>
-        new Promise<void>((resolve) => {
-          const drain = () => {
-            if (index < this.chunks.length) {
-              controller.enqueue(this.chunks[index++]);
-            } else if (this.closed) {
-              controller.close();
-            } else {
-              return false;
-            }
-            return true;
-          };
-          if (drain()) return resolve();
-          listener = () => {
-            if (drain()) {
-              this.listeners.delete(listener!);
-              resolve();
-            }
-          };
-          this.listeners.add(listener);
-        }),
-      cancel: () => {
-        if (listener) this.listeners.delete(listener);
-      },
-    });
-  }
+/** One suspended run as `listSuspendedRuns` returns it. Source: SPEC §1. */
+export interface SuspendedRun {
+  runId: string;
+  status: 'suspended';
+  threadId: string;
+  resourceId: string;
+  suspendedAt: string;
+  toolCalls: {
+    toolCallId: string;
+    toolName: string;
+    args: unknown;
+    requiresApproval: boolean;
+    suspendPayload?: unknown;
+    chain: string[];
+  }[];
 }
-
-/** Per-segment context of the step loop. */
-interface RunContext {
-  run: RunRecord;
-  state: RunState;
-  requestPolicy?: RequestApprovalPolicy;
-  abortSignal?: AbortSignal;
-  /** Chunks not yet written to the event log. */
-  unsaved: AgentChunk[];
-  /** Publishes a chunk and queues it for the event log. */
-  emit: <T extends ChunkType>(type: T, payload: ChunkPayloads[T]) => AgentChunk;
-  /** Builds a chunk without publishing it (for save-then-publish). */
-  make: <T extends ChunkType>(type: T, payload: ChunkPayloads[T]) => AgentChunk;
-  publish: (chunk: AgentChunk) => void;
-  takeUnsaved: () => AgentChunk[];
-}
-
-type ExecutionOutcome = { outcome: CallOutcome } | { suspended: unknown };
 
 /**
- * An agent whose tool calls can pause for a person before they run, and whose tools can suspend.
- * Source: SPEC §1 "Agents". Route handlers wrap it; it knows no HTTP and no database client.
+ * One segment of work started by `stream()` or a decision: the chunks its caller reads. Only the
+ * top-level run's chunks, and pauses surfacing from below, are published; everything a run emits
+ * goes to that run's own event log.
+ */
+interface Segment {
+  channel: ChunkChannel;
+  topRunId: string;
+  topMessageId: string;
+  /** The agent the segment was started on; finds sub-agents by id. */
+  root: Agent;
+  /** Whether the top-level run published its `finish` in this segment. */
+  finished: boolean;
+  /** Appends chunks to the top-level run's log, then publishes them (save, then publish). */
+  surface: (chunks: AgentChunk[]) => Promise<void>;
+}
+
+/** One run's working context inside a segment. */
+interface RunContext {
+  segment: Segment;
+  run: RunRecord;
+  state: RunState;
+  isTop: boolean;
+  requestPolicy?: RequestApprovalPolicy;
+  abortSignal?: AbortSignal;
+  /** Chunks not yet written to this run's event log. */
+  unsaved: AgentChunk[];
+  /** Text of the latest model step (a child's answer to its parent). */
+  lastText: string;
+}
+
+type ExecutionOutcome = { outcome: CallOutcome } | { suspended: unknown } | { delegated: 'waiting' };
+type StepsResult = { status: 'completed'; text: string } | { status: 'suspended' };
+
+const makeChunk = <T extends ChunkType>(runId: string, type: T, payload: ChunkPayloads[T]) =>
+  ({ type, runId, from: 'AGENT', payload }) as AgentChunk;
+
+/**
+ * An agent whose tool calls can pause for a person before they run, whose tools can suspend, and
+ * which can delegate to sub-agents. Source: SPEC §1, §4. Route handlers wrap it; it knows no HTTP
+ * and no database client.
  */
 export class Agent {
   readonly id: string;
@@ -208,6 +170,8 @@ export class Agent {
   readonly model: LanguageModel;
   readonly tools: ReadonlyMap<string, Tool>;
   readonly defaultOptions: AgentDefaultOptions;
+  /** Sub-agents by their delegation tool's name (`agent-<key>`). */
+  private readonly delegates: ReadonlyMap<string, Agent>;
   private readonly store: AgentStore;
   private readonly hooks: AgentHooks;
 
@@ -216,10 +180,39 @@ export class Agent {
     this.name = config.name;
     this.instructions = config.instructions;
     this.model = config.model;
-    this.tools = new Map(config.tools.map((tool) => [tool.id, tool]));
     this.store = config.store;
     this.defaultOptions = config.defaultOptions ?? {};
     this.hooks = config.hooks ?? {};
+    const delegates = new Map<string, Agent>();
+    const tools = new Map(config.tools.map((tool) => [tool.id, tool]));
+    for (const [key, sub] of Object.entries(config.agents ?? {})) {
+      const toolName = `agent-${key}`;
+      delegates.set(toolName, sub);
+      tools.set(
+        toolName,
+        createTool({
+          id: toolName,
+          description: `Delegate a task to ${sub.name}. Give it the whole request in plain words.`,
+          inputSchema: z.object({ prompt: z.string().min(1).max(8_000) }),
+          // Never called: the runtime runs a delegation as a child run (see `delegate`).
+          execute: () => {
+            throw new Error('delegation tools run as child runs');
+          },
+        }),
+      );
+    }
+    this.tools = tools;
+    this.delegates = delegates;
+  }
+
+  /** This agent or one of its sub-agents (at any depth) by id. */
+  findAgent(agentId: string): Agent | undefined {
+    if (agentId === this.id) return this;
+    for (const sub of this.delegates.values()) {
+      const found = sub.findAgent(agentId);
+      if (found) return found;
+    }
+    return undefined;
   }
 
   /**
@@ -244,36 +237,37 @@ export class Agent {
     });
     const history = await this.store.loadHistory({ threadId });
     const newMessages: ModelMessage[] = typeof input === 'string' ? [{ role: 'user', content: input }] : input;
-    const state: RunState = {
+    const runId = randomUUID();
+    const messageId = options.messageId ?? randomUUID();
+    const state = this.initialState({
       messages: [...history, ...newMessages],
-      step: 0,
-      maxSteps: options.maxSteps ?? this.defaultOptions.maxSteps ?? DEFAULT_MAX_STEPS,
-      stepCalls: [],
       historyLength: history.length + newMessages.length,
+      maxSteps: options.maxSteps,
       requestContext: options.requestContext ?? {},
-      textPartCounter: 0,
-      requestApproval: storablePolicy(options.requireToolApproval),
-    };
-    const run: RunRecord = {
-      id: randomUUID(),
-      threadId,
-      resourceId,
-      agentId: this.id,
-      parentRunId: null,
-      messageId: options.messageId ?? randomUUID(),
-      status: 'running',
-      state,
-    };
+      requestPolicy: options.requireToolApproval,
+      lineage: { rootRunId: runId, rootMessageId: messageId, rootToolCallId: null, parentToolCallId: null, chain: [this.id] },
+    });
+    const run: RunRecord = { id: runId, threadId, resourceId, agentId: this.id, parentRunId: null, messageId, status: 'running', state };
     const userMessage = newMessages.length === 1 ? { id: randomUUID(), message: newMessages[0] } : undefined;
     await this.store.createRun({ run, userMessage });
-    return this.launch(run, state, { requestPolicy: options.requireToolApproval, abortSignal: options.abortSignal }, (ctx) =>
-      this.runSteps(ctx),
-    );
+    return this.launch({ id: runId, messageId }, async (segment) => {
+      const ctx = this.context(segment, run, state, { requestPolicy: options.requireToolApproval, abortSignal: options.abortSignal });
+      this.emit(ctx, 'start', { messageId, threadId });
+      await this.runSteps(ctx);
+    });
+  }
+
+  /**
+   * Like `stream()`, but waits for the segment to end and returns its result.
+   * @returns `finishReason: 'suspended'` with `suspendedToolCalls` when a call waits on a person
+   */
+  async generate(input: string | ModelMessage[], options: StreamOptions): Promise<GenerateResult> {
+    return summariseChunks(await this.stream(input, options));
   }
 
   /**
    * Approves a pending call; it executes once with the stored args (or `args`, validated against the
-   * tool's `inputSchema`, when a reviewer edits them), then the run continues.
+   * tool's `inputSchema`, when a reviewer edits them), then the run continues where it paused.
    *
    * @throws AgentError NO_SNAPSHOT_FOUND, TOOL_CALL_NOT_SUSPENDED, AMBIGUOUS_TOOL_CALL, ALREADY_DECIDED,
    *   FINGERPRINT_MISMATCH, WRONG_KIND, FOUR_EYES, INVALID_ARGS
@@ -299,10 +293,10 @@ export class Agent {
    * @throws AgentError INVALID_RESUME_DATA (details: zod issues), plus the errors of approveToolCall
    */
   async resumeStream(resumeData: unknown, input: DecisionInput): Promise<AgentStreamResult> {
-    const { run, row } = await this.findOpenCall(input);
+    const { top, row, owner } = await this.findOpenCall(input);
     if (row.kind !== 'suspension') throw new AgentError('WRONG_KIND', 'This call waits for an approval, not for data.');
-    const tool = this.requireTool(row.toolName);
-    this.authorize(row, input.actor);
+    const tool = owner.requireTool(row.toolName);
+    authorize(row, input.actor);
     if (input.fingerprint && input.fingerprint !== row.fingerprint) {
       throw new AgentError('FINGERPRINT_MISMATCH', 'The call changed since it was shown.');
     }
@@ -319,8 +313,8 @@ export class Agent {
       kind: 'resume',
       approved: null,
     });
-    return this.launch(run, run.state!, {}, (ctx) =>
-      this.continueAfterClaim(ctx, claimed, {
+    return this.launch(top, (segment) =>
+      owner.continueAfterClaim(segment, claimed, {
         approved: true,
         args: row.args,
         resumeData: parsed.data,
@@ -329,32 +323,25 @@ export class Agent {
     );
   }
 
-  /**
-   * Like `stream()`, but waits for the segment to end and returns its result.
-   * @returns `finishReason: 'suspended'` with `suspendedToolCalls` when a call waits on a person
-   */
-  async generate(input: string | ModelMessage[], options: StreamOptions): Promise<GenerateResult> {
-    return summarise(await this.stream(input, options));
-  }
-
   /** `approveToolCall`, returning the continuation's full result. */
   async approveToolCallGenerate(input: DecisionInput & { args?: unknown }): Promise<GenerateResult> {
-    return summarise(await this.approveToolCall(input));
+    return summariseChunks(await this.approveToolCall(input));
   }
 
   /** `declineToolCall`, returning the continuation's full result. */
   async declineToolCallGenerate(input: DecisionInput & { reason?: string }): Promise<GenerateResult> {
-    return summarise(await this.declineToolCall(input));
+    return summariseChunks(await this.declineToolCall(input));
   }
 
   /** `resumeStream`, returning the continuation's full result. */
   async resumeGenerate(resumeData: unknown, input: DecisionInput): Promise<GenerateResult> {
-    return summarise(await this.resumeStream(resumeData, input));
+    return summariseChunks(await this.resumeStream(resumeData, input));
   }
 
   /**
-   * This agent's runs that wait on a person, newest first, read from the pending-call table.
-   * Paginated only when both `page` (from 0) and `perPage` are given.
+   * This agent's top-level runs that wait on a person, newest first, read from the pending-call
+   * table (calls raised by sub-agents included). Paginated only when both `page` (from 0) and
+   * `perPage` are given.
    *
    * @param query.fromDate / query.toDate bounds on when the run was suspended
    * @returns `{ runs, total }` where total counts all matching runs
@@ -370,7 +357,7 @@ export class Agent {
         resourceId: run.resourceId,
         suspendedAt: suspendedAt.toISOString(),
         toolCalls: calls.map((call) => ({
-          toolCallId: call.toolCallId,
+          toolCallId: call.rootToolCallId,
           toolName: call.toolName,
           args: call.args,
           requiresApproval: call.kind === 'approval',
@@ -398,16 +385,18 @@ export class Agent {
     actor: Actor;
   }): Promise<{ accepted: true; runId: string; toolCallId: string; continuation: AgentStreamResult }> {
     const open = (await this.store.findOpenPendingCalls({ threadId: input.threadId, resourceId: input.resourceId })).filter(
-      (row) => row.agentId === this.id && (input.toolCallId === undefined || row.toolCallId === input.toolCallId),
+      (row) =>
+        this.findAgent(row.agentId) !== undefined &&
+        (input.toolCallId === undefined || row.rootToolCallId === input.toolCallId || row.toolCallId === input.toolCallId),
     );
     if (open.length === 0) throw new AgentError('TOOL_CALL_NOT_SUSPENDED', 'Nothing is waiting on this thread.');
     if (open.length > 1) {
       throw new AgentError('AMBIGUOUS_TOOL_CALL', 'Several calls are waiting; say which toolCallId.', {
-        toolCallIds: open.map((row) => row.toolCallId),
+        toolCallIds: open.map((row) => row.rootToolCallId),
       });
     }
     const [row] = open;
-    const target = { runId: row.runId, toolCallId: row.toolCallId, actor: input.actor };
+    const target = { runId: row.rootRunId, toolCallId: row.toolCallId, actor: input.actor };
     let continuation: AgentStreamResult;
     if (row.kind === 'suspension') {
       if (!input.approved) throw new AgentError('WRONG_KIND', 'This call asks for data; send resumeData.');
@@ -417,93 +406,47 @@ export class Agent {
     } else {
       continuation = await this.declineToolCall({ ...target, reason: input.reason });
     }
-    return { accepted: true, runId: row.runId, toolCallId: row.toolCallId, continuation };
+    return { accepted: true, runId: row.rootRunId, toolCallId: row.rootToolCallId, continuation };
   }
 
-  /**
-   * Auto-resume (SPEC §3): the thread's single pending suspension is answered by `text` when the
-   * model can extract data that passes the tool's `resumeSchema`. The superseded suspension is
-   * closed by the claim, so it can never be answered twice.
-   *
-   * @returns the continuation, or null when nothing was resumed (the message starts a new run)
-   */
-  private async tryAutoResume(text: string, options: StreamOptions): Promise<AgentStreamResult | null> {
-    const open = (await this.store.findOpenPendingCalls({ threadId: options.threadId, resourceId: options.resourceId })).filter(
-      (row) => row.agentId === this.id,
-    );
-    // Approvals are never auto-resumed; with several questions open, guessing which is answered is not safe.
-    if (open.length !== 1 || open[0].kind !== 'suspension') return null;
-    const [row] = open;
-    const tool = this.tools.get(row.toolName);
-    if (!tool?.resumeSchema) return null;
-    const extracted = await extractResumeData({ model: this.model, schema: tool.resumeSchema, text, suspendPayload: row.suspendPayload });
-    if (extracted === undefined) return null;
-    const run = await this.store.loadRun({ runId: row.runId });
-    if (!run?.state) return null;
-    await this.store.addUserMessage({ threadId: options.threadId, runId: run.id, message: { role: 'user', content: text } });
-    const actor: Actor = { id: options.resourceId, role: 'user' };
-    const claimed = await this.claim(row, actor, {
-      status: 'resumed',
-      reason: null,
-      resumeData: extracted,
-      args: row.args,
-      fingerprint: row.fingerprint,
-      kind: 'resume',
-      approved: null,
-    });
-    // A new assistant message follows the user's answer; the run itself continues where it paused.
-    const segment: RunRecord = { ...run, messageId: options.messageId ?? randomUUID() };
-    return this.launch(segment, run.state, {}, (ctx) =>
-      this.continueAfterClaim(ctx, claimed, {
-        approved: true,
-        args: row.args,
-        resumeData: extracted,
-        decision: { by: actor.id, at: new Date().toISOString(), resumeData: extracted },
-      }),
-    );
-  }
+  // ---------------------------------------------------------------------------------------------
+  // Deciding
 
   private async decide(input: DecisionInput & { approved: boolean; reason?: string; args?: unknown }) {
-    const { run, row } = await this.findOpenCall(input);
+    const { top, row, owner } = await this.findOpenCall(input);
     if (row.kind !== 'approval') throw new AgentError('WRONG_KIND', 'This call asks for data, not for an approval.');
-    const tool = this.requireTool(row.toolName);
-    this.authorize(row, input.actor);
+    const tool = owner.requireTool(row.toolName);
+    authorize(row, input.actor);
     if (input.fingerprint && input.fingerprint !== row.fingerprint) {
       throw new AgentError('FINGERPRINT_MISMATCH', 'The call changed since it was shown; look at it again.');
     }
     let args = row.args;
     let fingerprint = row.fingerprint;
-    let edited = false;
     if (input.approved && input.args !== undefined) {
       const parsed = tool.inputSchema.safeParse(input.args);
       if (!parsed.success) throw new AgentError('INVALID_ARGS', 'The edited arguments are not valid for this tool.', parsed.error.issues);
       args = parsed.data;
       fingerprint = fingerprintToolCall({ toolName: row.toolName, args });
-      edited = fingerprint !== row.fingerprint;
     }
+    const edited = fingerprint !== row.fingerprint;
     const reason = input.approved ? null : input.reason?.trim() || null;
     const claimed = await this.claim(row, input.actor, {
       status: input.approved ? 'approved' : 'declined',
       reason,
       resumeData: null,
-      args: edited ? args : row.args,
-      fingerprint: edited ? fingerprint : row.fingerprint,
+      args,
+      fingerprint,
       kind: input.approved ? 'approval' : 'decline',
       approved: input.approved,
       editedArgs: edited ? args : null,
       editedFingerprint: edited ? fingerprint : null,
     });
-    return this.launch(run, run.state!, {}, (ctx) =>
-      this.continueAfterClaim(ctx, claimed, {
+    return this.launch(top, (segment) =>
+      owner.continueAfterClaim(segment, claimed, {
         approved: input.approved,
         args,
         reason: reason ?? undefined,
-        decision: {
-          approved: input.approved,
-          ...(reason ? { reason } : {}),
-          by: input.actor.id,
-          at: new Date().toISOString(),
-        },
+        decision: { approved: input.approved, ...(reason ? { reason } : {}), by: input.actor.id, at: new Date().toISOString() },
       }),
     );
   }
@@ -514,35 +457,34 @@ export class Agent {
     return tool;
   }
 
-  /** Four-eyes: a reviewer-only tool refuses end users and the requester. Source: SPEC §2 "Who may decide". */
-  private authorize(row: PendingCall, actor: Actor) {
-    if (row.approvers !== 'reviewer') return;
-    if (actor.role === 'user' || actor.id === row.resourceId) {
-      throw new AgentError('FOUR_EYES', 'This action needs a reviewer other than the person who asked for it.');
-    }
-  }
-
-  private async findOpenCall(input: DecisionInput): Promise<{ run: RunRecord; row: PendingCall }> {
+  /**
+   * Finds the open row a decision on the top-level run addresses: by the top-level call id (a
+   * sub-agent's call surfaces under its delegation's id) or by the leaf call's own id.
+   */
+  private async findOpenCall(input: DecisionInput): Promise<{ top: { id: string; messageId: string }; row: PendingCall; owner: Agent }> {
     const run = await this.store.loadRun({ runId: input.runId });
-    if (!run || !run.state || run.agentId !== this.id) {
+    if (!run || !run.state || run.agentId !== this.id || run.parentRunId !== null) {
       throw new AgentError('NO_SNAPSHOT_FOUND', `No paused run ${input.runId}.`);
     }
-    const rows = await this.store.listPendingCalls({ runId: run.id });
-    const open = rows.filter((row) => row.status === 'pending');
-    if (input.toolCallId === undefined) {
-      if (open.length === 1) return { run, row: open[0] };
-      if (open.length > 1) {
-        throw new AgentError('AMBIGUOUS_TOOL_CALL', 'Several calls are waiting; say which toolCallId.', {
-          toolCallIds: open.map((row) => row.toolCallId),
-        });
-      }
-      throw new AgentError('TOOL_CALL_NOT_SUSPENDED', 'Nothing is waiting in this run.');
+    const rows = (await this.store.listPendingCallsByRoot({ rootRunId: run.id })).filter((row) => row.kind !== 'delegation');
+    const matches = (row: PendingCall) => input.toolCallId === undefined || row.rootToolCallId === input.toolCallId || row.toolCallId === input.toolCallId;
+    const open = rows.filter((row) => row.status === 'pending' && matches(row));
+    if (open.length > 1) {
+      throw new AgentError('AMBIGUOUS_TOOL_CALL', 'Several calls are waiting; say which toolCallId.', {
+        toolCallIds: open.map((row) => row.toolCallId),
+      });
     }
-    const row = open.find((candidate) => candidate.toolCallId === input.toolCallId);
-    if (row) return { run, row };
-    const decided = rows.filter((candidate) => candidate.toolCallId === input.toolCallId).at(-1);
-    if (decided) throw alreadyDecided(decided);
-    throw new AgentError('TOOL_CALL_NOT_SUSPENDED', `Tool call ${input.toolCallId} is not waiting.`);
+    if (open.length === 0) {
+      const decided = input.toolCallId === undefined ? undefined : rows.filter(matches).at(-1);
+      if (decided) throw alreadyDecided(decided);
+      throw new AgentError(
+        'TOOL_CALL_NOT_SUSPENDED',
+        input.toolCallId === undefined ? 'Nothing is waiting in this run.' : `Tool call ${input.toolCallId} is not waiting.`,
+      );
+    }
+    const owner = this.findAgent(open[0].agentId);
+    if (!owner) throw new AgentError('NO_SNAPSHOT_FOUND', `No agent ${open[0].agentId} under ${this.id}.`);
+    return { top: { id: run.id, messageId: run.messageId }, row: open[0], owner };
   }
 
   private async claim(
@@ -588,61 +530,102 @@ export class Agent {
     throw alreadyDecided(latest ?? row);
   }
 
-  /** Runs `body` in the background and returns streams over what it emits. */
-  private launch(
-    run: RunRecord,
-    state: RunState,
-    options: { requestPolicy?: RequestApprovalPolicy; abortSignal?: AbortSignal },
-    body: (ctx: RunContext) => Promise<void>,
-  ): AgentStreamResult {
+  /**
+   * Auto-resume (SPEC §3): the thread's single pending suspension is answered by `text` when the
+   * model can extract data that passes the tool's `resumeSchema`. The claim closes the superseded
+   * suspension, so it can never be answered twice.
+   *
+   * @returns the continuation, or null when nothing was resumed (the message starts a new run)
+   */
+  private async tryAutoResume(text: string, options: StreamOptions): Promise<AgentStreamResult | null> {
+    const open = (await this.store.findOpenPendingCalls({ threadId: options.threadId, resourceId: options.resourceId })).filter(
+      (row) => this.findAgent(row.agentId) !== undefined,
+    );
+    // Approvals are never auto-resumed; with several calls open, guessing which is answered is unsafe.
+    if (open.length !== 1 || open[0].kind !== 'suspension') return null;
+    const [row] = open;
+    const owner = this.findAgent(row.agentId)!;
+    const tool = owner.tools.get(row.toolName);
+    if (!tool?.resumeSchema) return null;
+    const extracted = await extractResumeData({ model: this.model, schema: tool.resumeSchema, text, suspendPayload: row.suspendPayload });
+    if (extracted === undefined) return null;
+    const top = await this.store.loadRun({ runId: row.rootRunId });
+    if (!top?.state) return null;
+    await this.store.addUserMessage({ threadId: options.threadId, runId: top.id, message: { role: 'user', content: text } });
+    const actor: Actor = { id: options.resourceId, role: 'user' };
+    const claimed = await this.claim(row, actor, {
+      status: 'resumed',
+      reason: null,
+      resumeData: extracted,
+      args: row.args,
+      fingerprint: row.fingerprint,
+      kind: 'resume',
+      approved: null,
+    });
+    // A new assistant message follows the user's answer; the run itself continues where it paused.
+    return this.launch({ id: top.id, messageId: options.messageId ?? randomUUID() }, (segment) =>
+      owner.continueAfterClaim(segment, claimed, {
+        approved: true,
+        args: row.args,
+        resumeData: extracted,
+        decision: { by: actor.id, at: new Date().toISOString(), resumeData: extracted },
+      }),
+    );
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Segments and contexts
+
+  /**
+   * Runs `body` in the background as one segment of the top-level run and returns streams over what
+   * it publishes. A segment always ends with the top-level run's `finish` chunk.
+   */
+  private launch(top: { id: string; messageId: string }, body: (segment: Segment) => Promise<void>): AgentStreamResult {
     const channel = new ChunkChannel();
-    const make = <T extends ChunkType>(type: T, payload: ChunkPayloads[T]) =>
-      ({ type, runId: run.id, from: 'AGENT', payload }) as AgentChunk;
-    const ctx: RunContext = {
-      run,
-      state,
-      requestPolicy: options.requestPolicy,
-      abortSignal: options.abortSignal,
-      unsaved: [],
-      make,
-      publish: (chunk) => channel.push(chunk),
-      emit: (type, payload) => {
-        const chunk = make(type, payload);
-        ctx.unsaved.push(chunk);
-        channel.push(chunk);
-        return chunk;
+    const segment: Segment = {
+      channel,
+      topRunId: top.id,
+      topMessageId: top.messageId,
+      root: this,
+      finished: false,
+      surface: async (chunks) => {
+        await this.store.appendEvents({ runId: top.id, chunks });
+        for (const chunk of chunks) {
+          if (chunk.type === 'finish') segment.finished = true;
+          channel.push(chunk);
+        }
       },
-      takeUnsaved: () => coalesceTextDeltas(ctx.unsaved.splice(0)),
     };
-    let text = '';
-    let finishReason: ChunkPayloads['finish']['finishReason'] = 'other';
     const done = (async () => {
-      ctx.emit('start', { messageId: run.messageId, threadId: run.threadId });
       try {
-        await body(ctx);
+        await body(segment);
+        if (!segment.finished) await segment.surface([makeChunk(top.id, 'finish', { finishReason: 'suspended' })]);
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
-        console.error(`[agent ${this.id}] run ${run.id} failed:`, error);
-        ctx.emit('error', { message: 'The agent stopped because of an error. Try again.' });
-        ctx.emit('finish', { finishReason: 'error' });
+        console.error(`[agent ${this.id}] run ${top.id} failed:`, error);
+        const chunks = [
+          makeChunk(top.id, 'error', { message: 'The agent stopped because of an error. Try again.' }),
+          makeChunk(top.id, 'finish', { finishReason: 'error' }),
+        ];
+        for (const chunk of chunks) channel.push(chunk);
         await this.store
-          .finishRun({ runId: run.id, status: 'failed', error: message, events: ctx.takeUnsaved(), newMessages: [] })
-          .catch((storeError) => console.error(`[agent ${this.id}] could not mark run ${run.id} failed:`, storeError));
+          .finishRun({ runId: top.id, status: 'failed', error: message, events: chunks, newMessages: [] })
+          .catch((storeError) => console.error(`[agent ${this.id}] could not mark run ${top.id} failed:`, storeError));
       }
     })().finally(() => channel.close());
+
+    let text = '';
+    let finishReason: ChunkPayloads['finish']['finishReason'] = 'other';
     const summary = (async () => {
-      const reader = channel.readable().getReader();
-      for (;;) {
-        const { value, done: end } = await reader.read();
-        if (end) break;
-        if (value.type === 'text-delta') text += value.payload.text;
-        if (value.type === 'finish') finishReason = value.payload.finishReason;
+      for await (const chunk of channel.readable()) {
+        if (chunk.type === 'text-delta') text += chunk.payload.text;
+        if (chunk.type === 'finish') finishReason = chunk.payload.finishReason;
       }
       await done;
     })();
     return {
-      runId: run.id,
-      messageId: run.messageId,
+      runId: top.id,
+      messageId: top.messageId,
       get fullStream() {
         return channel.readable();
       },
@@ -660,27 +643,107 @@ export class Agent {
     };
   }
 
+  private context(
+    segment: Segment,
+    run: RunRecord,
+    state: RunState,
+    options: { requestPolicy?: RequestApprovalPolicy; abortSignal?: AbortSignal } = {},
+  ): RunContext {
+    return {
+      segment,
+      run,
+      state,
+      isTop: run.parentRunId === null,
+      requestPolicy: options.requestPolicy,
+      abortSignal: options.abortSignal,
+      unsaved: [],
+      lastText: '',
+    };
+  }
+
+  /** Queues a chunk for the run's own log; the top-level run also publishes it at once. */
+  private emit<T extends ChunkType>(ctx: RunContext, type: T, payload: ChunkPayloads[T]): AgentChunk {
+    const chunk = makeChunk(ctx.run.id, type, payload);
+    ctx.unsaved.push(chunk);
+    if (ctx.isTop) {
+      if (chunk.type === 'finish') ctx.segment.finished = true;
+      ctx.segment.channel.push(chunk);
+    }
+    return chunk;
+  }
+
+  private takeUnsaved(ctx: RunContext): AgentChunk[] {
+    return coalesceTextDeltas(ctx.unsaved.splice(0));
+  }
+
+  /**
+   * Publishes a pause or a decision at the top level. A sub-agent's chunk is re-addressed to the
+   * top-level run and the delegation call that leads to it (SPEC §4); the top-level run's own
+   * chunks are already in its log.
+   */
+  private async surface(ctx: RunContext, chunks: AgentChunk[]) {
+    if (ctx.isTop) {
+      for (const chunk of chunks) ctx.segment.channel.push(chunk);
+      return;
+    }
+    const { rootRunId, rootToolCallId } = ctx.state.lineage;
+    const readdressed = chunks.map((chunk) => {
+      if (chunk.type !== 'tool-call-approval' && chunk.type !== 'tool-call-suspended' && chunk.type !== 'tool-call-resumed') {
+        throw new Error(`Only pauses and decisions surface from a sub-agent, not ${chunk.type}`);
+      }
+      const payload = { ...chunk.payload, toolCallId: rootToolCallId!, leafToolCallId: chunk.payload.toolCallId };
+      return { ...chunk, runId: rootRunId, payload } as AgentChunk;
+    });
+    await ctx.segment.surface(readdressed);
+  }
+
+  private initialState(input: {
+    messages: ModelMessage[];
+    historyLength: number;
+    maxSteps?: number;
+    requestContext: RequestContext;
+    requestPolicy?: RequestApprovalPolicy;
+    lineage: Lineage;
+  }): RunState {
+    return {
+      messages: input.messages,
+      step: 0,
+      maxSteps: input.maxSteps ?? this.defaultOptions.maxSteps ?? DEFAULT_MAX_STEPS,
+      stepCalls: [],
+      historyLength: input.historyLength,
+      requestContext: input.requestContext,
+      textPartCounter: 0,
+      requestApproval: storablePolicy(input.requestPolicy),
+      lineage: input.lineage,
+    };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The step loop
+
   /** The model/tool loop: one model step at a time until the model stops, a call pauses, or maxSteps. */
-  private async runSteps(ctx: RunContext): Promise<void> {
+  private async runSteps(ctx: RunContext): Promise<StepsResult> {
     const { state } = ctx;
     for (;;) {
       if (state.step >= state.maxSteps) {
-        ctx.emit('finish', { finishReason: 'length' });
-        return this.finish(ctx, 'completed');
+        this.emit(ctx, 'finish', { finishReason: 'length' });
+        await this.finish(ctx);
+        return { status: 'completed', text: ctx.lastText };
       }
-      ctx.emit('step-start', { step: state.step });
+      this.emit(ctx, 'step-start', { step: state.step });
       const calls = await this.modelStep(ctx);
       if (calls.length === 0) {
-        ctx.emit('step-finish', { step: state.step, finishReason: 'stop' });
+        this.emit(ctx, 'step-finish', { step: state.step, finishReason: 'stop' });
         state.step += 1;
-        ctx.emit('finish', { finishReason: 'stop' });
-        return this.finish(ctx, 'completed');
+        this.emit(ctx, 'finish', { finishReason: 'stop' });
+        await this.finish(ctx);
+        return { status: 'completed', text: ctx.lastText };
       }
       state.stepCalls = calls;
       const waiting: NewPendingCall[] = [];
       const toRun: StepCall[] = [];
       for (const call of calls) {
-        ctx.emit('tool-call', { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args });
+        this.emit(ctx, 'tool-call', { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args });
         const tool = this.tools.get(call.toolName);
         if (!tool) {
           this.settle(ctx, call, { type: 'error', message: `Unknown tool ${call.toolName}` });
@@ -700,20 +763,26 @@ export class Agent {
           requestPolicy: ctx.requestPolicy ?? storedPolicy(state.requestApproval),
           agentDefault: this.defaultOptions.requireToolApproval,
         });
-        if (reason) waiting.push(this.pendingApproval(ctx.run, tool, call, reason));
+        if (reason) waiting.push(this.pendingRow(ctx, tool, call, { kind: 'approval', policy: reason }));
         else toRun.push(call);
       }
       // Calls that need no approval run right away, even when others of the step wait.
+      let delegationsWaiting = false;
       for (const call of toRun) {
         const tool = this.tools.get(call.toolName)!;
         const result = await this.execute(ctx, tool, call, {});
-        if ('suspended' in result) waiting.push(this.pendingSuspension(ctx.run, tool, call, result.suspended));
+        if ('suspended' in result) waiting.push(this.pendingRow(ctx, tool, call, { kind: 'suspension', payload: result.suspended }));
+        if ('delegated' in result) delegationsWaiting = true;
       }
-      if (waiting.length > 0) return this.pause(ctx, waiting);
+      if (waiting.length > 0 || delegationsWaiting) {
+        const continued = await this.pause(ctx, waiting, delegationsWaiting);
+        if (!continued) return { status: 'suspended' };
+        continue;
+      }
       this.appendToolResults(state, calls);
-      ctx.emit('step-finish', { step: state.step, finishReason: 'tool-calls' });
+      this.emit(ctx, 'step-finish', { step: state.step, finishReason: 'tool-calls' });
       state.step += 1;
-      await this.store.saveRunState({ runId: ctx.run.id, state, events: ctx.takeUnsaved() });
+      await this.store.saveRunState({ runId: ctx.run.id, state, events: this.takeUnsaved(ctx) });
     }
   }
 
@@ -725,38 +794,37 @@ export class Agent {
       // No `execute` and no validation here: the runtime validates, asks for approval and executes.
       tools[tool.id] = { description: tool.description, inputSchema: jsonSchema(z.toJSONSchema(tool.inputSchema) as never) };
     }
-    const result = streamText({
-      model: this.model,
-      system: this.instructions,
-      messages: state.messages,
-      tools,
-      abortSignal: ctx.abortSignal,
-    });
+    const result = streamText({ model: this.model, system: this.instructions, messages: state.messages, tools, abortSignal: ctx.abortSignal });
     const calls: StepCall[] = [];
     const content: Exclude<ModelMessage & { role: 'assistant' }, { content: string }>['content'] = [];
     const textIds = new Map<string, string>();
     const texts = new Map<string, string>();
+    ctx.lastText = '';
     for await (const part of result.fullStream) {
       switch (part.type) {
         case 'text-start': {
           const id = `${ctx.run.id.slice(0, 8)}-t${state.textPartCounter++}`;
           textIds.set(part.id, id);
           texts.set(id, '');
-          ctx.emit('text-start', { id });
+          this.emit(ctx, 'text-start', { id });
           break;
         }
         case 'text-delta': {
           const id = textIds.get(part.id);
           if (!id || !part.text) break;
           texts.set(id, texts.get(id)! + part.text);
-          ctx.emit('text-delta', { id, text: part.text });
+          this.emit(ctx, 'text-delta', { id, text: part.text });
           break;
         }
         case 'text-end': {
           const id = textIds.get(part.id);
           if (!id) break;
-          ctx.emit('text-end', { id });
-          if (texts.get(id)) content.push({ type: 'text', text: texts.get(id)! });
+          this.emit(ctx, 'text-end', { id });
+          const text = texts.get(id)!;
+          if (text) {
+            content.push({ type: 'text', text });
+            ctx.lastText += text;
+          }
           break;
         }
         case 'tool-call':
@@ -776,37 +844,24 @@ export class Agent {
   private settle(ctx: RunContext, call: StepCall, outcome: CallOutcome) {
     call.outcome = outcome;
     const base = { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args };
-    if (outcome.type === 'result') ctx.emit('tool-result', { ...base, result: outcome.output });
-    else if (outcome.type === 'error') ctx.emit('tool-error', { ...base, error: outcome.message });
-    else ctx.emit('tool-output-denied', { ...base, approval: { approved: false, reason: outcome.reason } });
+    if (outcome.type === 'result') this.emit(ctx, 'tool-result', { ...base, result: outcome.output });
+    else if (outcome.type === 'error') this.emit(ctx, 'tool-error', { ...base, error: outcome.message });
+    else this.emit(ctx, 'tool-output-denied', { ...base, approval: { approved: false, reason: outcome.reason } });
   }
 
-  /** Executes one call (hooks, suspend, output validation) and emits its result chunk unless it suspends. */
-  private async execute(
-    ctx: RunContext,
-    tool: Tool,
-    call: StepCall,
-    resume: { resumeData?: unknown; suspendPayload?: unknown },
-  ): Promise<ExecutionOutcome> {
+  /** Executes one call (hooks, delegation, suspend, output validation); emits its result unless it waits. */
+  private async execute(ctx: RunContext, tool: Tool, call: StepCall, resume: { resumeData?: unknown; suspendPayload?: unknown }): Promise<ExecutionOutcome> {
     const outcome = await this.executeRaw(ctx, tool, call, resume);
     if ('outcome' in outcome) this.settle(ctx, call, outcome.outcome);
     return outcome;
   }
 
-  private async executeRaw(
-    ctx: RunContext,
-    tool: Tool,
-    call: StepCall,
-    resume: { resumeData?: unknown; suspendPayload?: unknown },
-  ): Promise<ExecutionOutcome> {
+  private async executeRaw(ctx: RunContext, tool: Tool, call: StepCall, resume: { resumeData?: unknown; suspendPayload?: unknown }): Promise<ExecutionOutcome> {
     try {
-      const hook = await this.hooks.beforeToolCall?.({
-        toolName: tool.id,
-        input: call.args,
-        toolCallId: call.toolCallId,
-        runId: ctx.run.id,
-      });
+      const hook = await this.hooks.beforeToolCall?.({ toolName: tool.id, input: call.args, toolCallId: call.toolCallId, runId: ctx.run.id });
       if (hook && hook.proceed === false) return { outcome: { type: 'result', output: hook.output } };
+      const sub = this.delegates.get(tool.id);
+      if (sub) return await this.delegate(ctx, sub, call);
       const value = await tool.execute(call.args, {
         agent: { suspend: makeSuspendSignal, resumeData: resume.resumeData, suspendPayload: resume.suspendPayload },
         runId: ctx.run.id,
@@ -832,82 +887,131 @@ export class Agent {
     }
   }
 
-  private pendingApproval(run: RunRecord, tool: Tool, call: StepCall, policy: string): NewPendingCall {
-    return {
-      ...this.pendingBase(run, tool, call),
-      kind: 'approval',
-      policy,
-      suspendPayload: null,
-      resumeSchema: APPROVAL_RESUME_SCHEMA,
+  /**
+   * Runs a sub-agent as a child run (SPEC §4). The parent's `waiting` delegation row is written
+   * before the child starts, so a decision on the child can never finish before its parent knows
+   * to wait for it.
+   *
+   * @returns the child's answer, or `delegated: 'waiting'` when the child paused
+   */
+  private async delegate(ctx: RunContext, sub: Agent, call: StepCall): Promise<ExecutionOutcome> {
+    const { prompt } = call.args as { prompt: string };
+    const lineage = ctx.state.lineage;
+    const childRunId = randomUUID();
+    const childState = sub.initialState({
+      messages: [{ role: 'user', content: prompt }],
+      historyLength: 1,
+      requestContext: ctx.state.requestContext,
+      lineage: {
+        rootRunId: lineage.rootRunId,
+        rootMessageId: lineage.rootMessageId,
+        rootToolCallId: lineage.rootToolCallId ?? call.toolCallId,
+        parentToolCallId: call.toolCallId,
+        chain: [...lineage.chain, sub.id],
+      },
+    });
+    const child: RunRecord = {
+      id: childRunId,
+      threadId: ctx.run.threadId,
+      resourceId: ctx.run.resourceId,
+      agentId: sub.id,
+      parentRunId: ctx.run.id,
+      messageId: randomUUID(),
+      status: 'running',
+      state: childState,
     };
+    await this.store.createRun({ run: child });
+    await this.store.startDelegation({
+      call: { ...this.pendingBase(ctx, this.requireTool(call.toolName), call), kind: 'delegation', policy: 'delegation', suspendPayload: null, resumeSchema: '{}', childRunId },
+    });
+    const childCtx = sub.context(ctx.segment, child, childState, { abortSignal: ctx.abortSignal });
+    sub.emit(childCtx, 'start', { messageId: child.messageId, threadId: child.threadId });
+    const result = await sub.runSteps(childCtx);
+    if (result.status === 'suspended') return { delegated: 'waiting' };
+    const outcome: CallOutcome = { type: 'result', output: { text: result.text } };
+    await this.store.closeDelegation({ childRunId, status: 'completed', output: outcome });
+    return { outcome };
   }
 
-  private pendingSuspension(run: RunRecord, tool: Tool, call: StepCall, payload: unknown): NewPendingCall {
+  private pendingRow(
+    ctx: RunContext,
+    tool: Tool,
+    call: StepCall,
+    what: { kind: 'approval'; policy: string } | { kind: 'suspension'; payload: unknown },
+  ): NewPendingCall {
+    const base = this.pendingBase(ctx, tool, call);
+    if (what.kind === 'approval') {
+      return { ...base, kind: 'approval', policy: what.policy, suspendPayload: null, resumeSchema: APPROVAL_RESUME_SCHEMA, childRunId: null };
+    }
     return {
-      ...this.pendingBase(run, tool, call),
+      ...base,
       kind: 'suspension',
       policy: 'suspend',
-      suspendPayload: payload,
+      suspendPayload: what.payload,
       resumeSchema: JSON.stringify(z.toJSONSchema(tool.resumeSchema ?? z.unknown())),
+      childRunId: null,
     };
   }
 
-  private pendingBase(run: RunRecord, tool: Tool, call: StepCall) {
+  private pendingBase(ctx: RunContext, tool: Tool, call: StepCall) {
+    const { lineage } = ctx.state;
     return {
       id: randomUUID(),
-      runId: run.id,
+      runId: ctx.run.id,
       toolCallId: call.toolCallId,
       toolName: tool.id,
       args: call.args,
       fingerprint: fingerprintToolCall({ toolName: tool.id, args: call.args }),
       approvers: tool.approvers,
-      threadId: run.threadId,
-      resourceId: run.resourceId,
-      agentId: run.agentId,
-      chain: [this.id, tool.id],
+      threadId: ctx.run.threadId,
+      resourceId: ctx.run.resourceId,
+      agentId: this.id,
+      chain: [...lineage.chain, tool.id],
+      rootRunId: lineage.rootRunId,
+      rootToolCallId: lineage.rootToolCallId ?? call.toolCallId,
     };
   }
 
-  /** Save, then publish: the pending rows commit before their chunks reach anyone. Source: SPEC §1. */
-  private async pause(ctx: RunContext, waiting: NewPendingCall[]) {
-    const chunks = waiting.map((row) => this.pendingChunk(ctx, row));
-    const finish = ctx.make('finish', { finishReason: 'suspended' });
-    await this.store.suspendRun({
-      runId: ctx.run.id,
-      state: ctx.state,
-      pendingCalls: waiting,
-      events: [...ctx.takeUnsaved(), ...chunks, finish],
-    });
-    for (const chunk of [...chunks, finish]) ctx.publish(chunk);
-  }
-
-  private pendingChunk(ctx: RunContext, row: NewPendingCall): AgentChunk {
-    const base = { toolCallId: row.toolCallId, toolName: row.toolName, args: row.args, chain: row.chain };
-    if (row.kind === 'approval') {
-      return ctx.make('tool-call-approval', {
-        ...base,
-        resumeSchema: row.resumeSchema,
-        fingerprint: row.fingerprint,
-        policy: row.policy,
-        approvers: row.approvers,
-      });
+  /**
+   * Save, then publish (SPEC §1): the run's state and its new pending rows commit before their
+   * chunks reach anyone. Afterwards the run may already be complete — a child this step waits on
+   * can finish in between — so the pause tries to take the continuation itself.
+   *
+   * @returns true when the pause found everything decided and the step's results appended
+   */
+  private async pause(ctx: RunContext, waiting: NewPendingCall[], childrenWaiting: boolean): Promise<boolean> {
+    const chunks = waiting.map((row) => pendingChunk(ctx.run.id, row));
+    await this.store.suspendRun({ runId: ctx.run.id, state: ctx.state, pendingCalls: waiting, events: [...this.takeUnsaved(ctx), ...chunks] });
+    await this.surface(ctx, chunks);
+    if (childrenWaiting) {
+      const resumed = await this.store.acquireContinuation({ runId: ctx.run.id });
+      if (resumed?.state) {
+        await this.resumeStep(ctx, resumed);
+        return true;
+      }
     }
-    return ctx.make('tool-call-suspended', { ...base, suspendPayload: row.suspendPayload, resumeSchema: row.resumeSchema });
+    if (ctx.isTop) await ctx.segment.surface([makeChunk(ctx.run.id, 'finish', { finishReason: 'suspended' })]);
+    return false;
   }
 
   /**
    * After a claim: emit `tool-call-resumed`, run (or skip) the tool, close the row, and continue the
-   * run when this was the step's last open call. Exactly one continuation wins (acquireContinuation).
+   * run when this was its step's last open call — then, when the run ends, its parents in turn.
+   * Exactly one continuation wins per run (acquireContinuation).
    */
   private async continueAfterClaim(
-    ctx: RunContext,
+    segment: Segment,
     row: PendingCall,
     decision: { approved: boolean; args: unknown; reason?: string; resumeData?: unknown; decision: DecisionSummary },
   ) {
-    ctx.emit('tool-call-resumed', {
+    const run = await this.store.loadRun({ runId: row.runId });
+    if (!run?.state) throw new AgentError('NO_SNAPSHOT_FOUND', `No paused run ${row.runId}.`);
+    const ctx = this.context(segment, run, run.state);
+    await segment.surface([makeChunk(segment.topRunId, 'start', { messageId: segment.topMessageId, threadId: run.threadId })]);
+    const resumed = makeChunk(run.id, 'tool-call-resumed', {
       toolCallId: row.toolCallId,
       toolName: row.toolName,
-      kind: row.kind,
+      kind: row.kind === 'suspension' ? 'suspension' : 'approval',
       args: row.args,
       ...(row.kind === 'suspension' ? { suspendPayload: row.suspendPayload } : {}),
       resumeSchema: row.resumeSchema,
@@ -916,10 +1020,14 @@ export class Agent {
       chain: row.chain,
       decision: decision.decision,
     });
+    ctx.unsaved.push(resumed);
+    if (ctx.isTop) segment.channel.push(resumed);
+    else await this.surface(ctx, [resumed]);
+
     const call: StepCall = { toolCallId: row.toolCallId, toolName: row.toolName, args: decision.args };
     if (!decision.approved) {
       this.settle(ctx, call, { type: 'denied', reason: decision.reason ?? DEFAULT_DECLINE_REASON });
-      await this.store.closePendingCall({ pendingCallId: row.id, status: 'declined', output: call.outcome!, events: ctx.takeUnsaved() });
+      await this.store.closePendingCall({ pendingCallId: row.id, status: 'declined', output: call.outcome!, events: this.takeUnsaved(ctx) });
     } else {
       const tool = this.requireTool(row.toolName);
       const result = await this.execute(ctx, tool, call, {
@@ -928,37 +1036,38 @@ export class Agent {
       });
       if ('suspended' in result) {
         // Suspended again (e.g. a validation loop): a new pending suspension replaces this one.
-        const next = this.pendingSuspension(ctx.run, tool, call, result.suspended);
-        const chunk = this.pendingChunk(ctx, next);
-        const finish = ctx.make('finish', { finishReason: 'suspended' });
+        const next = this.pendingRow(ctx, tool, call, { kind: 'suspension', payload: result.suspended });
+        const chunk = pendingChunk(ctx.run.id, next);
         await this.store.closePendingCall({
           pendingCallId: row.id,
           status: 'superseded',
           output: null,
-          events: [...ctx.takeUnsaved(), chunk, finish],
+          events: [...this.takeUnsaved(ctx), chunk],
           newPendingCall: next,
         });
-        ctx.publish(chunk);
-        ctx.publish(finish);
+        await this.surface(ctx, [chunk]);
         return;
       }
+      const outcome = 'outcome' in result ? result.outcome : null;
       await this.store.closePendingCall({
         pendingCallId: row.id,
-        status: result.outcome.type === 'error' ? 'failed' : 'completed',
-        output: result.outcome,
-        events: ctx.takeUnsaved(),
+        status: outcome?.type === 'error' ? 'failed' : 'completed',
+        output: outcome,
+        events: this.takeUnsaved(ctx),
       });
+      if (!outcome) return; // an approved delegation now waits on its child run
     }
-    const run = await this.store.acquireContinuation({ runId: row.runId });
-    if (!run || !run.state) {
-      // Other calls of this step still wait; whoever decides the last one continues the run.
-      const finish = ctx.emit('finish', { finishReason: 'suspended' });
-      await this.store.appendEvents({ runId: row.runId, chunks: ctx.takeUnsaved() });
-      void finish;
-      return;
-    }
+    const next = await this.store.acquireContinuation({ runId: run.id });
+    // Other calls of this step still wait; whoever decides the last one continues the run.
+    if (!next?.state) return;
+    await this.resumeStep(ctx, next);
+    await this.continueRun(ctx);
+  }
+
+  /** Fills the step's outcomes from the run's closed rows and appends them for the model. */
+  private async resumeStep(ctx: RunContext, run: RunRecord) {
     ctx.run = run;
-    ctx.state = run.state;
+    ctx.state = run.state!;
     const rows = await this.store.listPendingCalls({ runId: run.id });
     for (const stepCall of ctx.state.stepCalls) {
       if (stepCall.outcome) continue;
@@ -967,9 +1076,28 @@ export class Agent {
       if (closed) stepCall.args = closed.args;
     }
     this.appendToolResults(ctx.state, ctx.state.stepCalls);
-    ctx.emit('step-finish', { step: ctx.state.step, finishReason: 'tool-calls' });
+    this.emit(ctx, 'step-finish', { step: ctx.state.step, finishReason: 'tool-calls' });
     ctx.state.step += 1;
-    return this.runSteps(ctx);
+  }
+
+  /** Runs a continued run's remaining steps; when a child run completes, its parent continues. */
+  private async continueRun(ctx: RunContext): Promise<void> {
+    let agent: Agent = this;
+    let current = ctx;
+    for (;;) {
+      const result = await agent.runSteps(current);
+      if (result.status !== 'completed' || current.isTop) return;
+      const parentRunId = current.run.parentRunId!;
+      await this.store.closeDelegation({ childRunId: current.run.id, status: 'completed', output: { type: 'result', output: { text: result.text } } });
+      const parent = await this.store.acquireContinuation({ runId: parentRunId });
+      if (!parent?.state) return;
+      const parentAgent = current.segment.root.findAgent(parent.agentId);
+      if (!parentAgent) throw new Error(`No agent ${parent.agentId} under ${current.segment.root.id}`);
+      const parentCtx = parentAgent.context(current.segment, parent, parent.state);
+      await parentAgent.resumeStep(parentCtx, parent);
+      agent = parentAgent;
+      current = parentCtx;
+    }
   }
 
   /** Adds the step's tool results to the prompt; a decline reaches the model as the reason text. */
@@ -986,80 +1114,36 @@ export class Agent {
     state.stepCalls = [];
   }
 
-  private finish(ctx: RunContext, status: 'completed' | 'failed') {
+  private finish(ctx: RunContext) {
     return this.store.finishRun({
       runId: ctx.run.id,
-      status,
-      events: ctx.takeUnsaved(),
+      status: 'completed',
+      events: this.takeUnsaved(ctx),
       newMessages: ctx.state.messages.slice(ctx.state.historyLength),
     });
   }
 }
 
-async function summarise(result: AgentStreamResult): Promise<GenerateResult> {
-  const out: GenerateResult = {
-    runId: result.runId,
-    text: '',
-    finishReason: 'other',
-    toolCalls: [],
-    toolResults: [],
-    suspendedToolCalls: [],
-  };
-  for await (const chunk of result.fullStream) {
-    switch (chunk.type) {
-      case 'text-delta':
-        out.text += chunk.payload.text;
-        break;
-      case 'tool-call':
-        out.toolCalls.push(chunk.payload);
-        break;
-      case 'tool-result':
-        out.toolResults.push(chunk.payload);
-        break;
-      case 'tool-call-approval': {
-        const { toolCallId, toolName, args, resumeSchema, chain } = chunk.payload;
-        out.suspendedToolCalls.push({ toolCallId, toolName, args, requiresApproval: true, resumeSchema, chain });
-        break;
-      }
-      case 'tool-call-suspended': {
-        const { toolCallId, toolName, args, suspendPayload, resumeSchema, chain } = chunk.payload;
-        out.suspendedToolCalls.push({ toolCallId, toolName, args, requiresApproval: false, suspendPayload, resumeSchema, chain });
-        break;
-      }
-      case 'finish':
-        out.finishReason = chunk.payload.finishReason;
-        break;
-      default:
-        break;
-    }
+/** Four-eyes: a reviewer-only tool refuses end users and the requester. Source: SPEC §2 "Who may decide". */
+function authorize(row: PendingCall, actor: Actor) {
+  if (row.approvers !== 'reviewer') return;
+  if (actor.role === 'user' || actor.id === row.resourceId) {
+    throw new AgentError('FOUR_EYES', 'This action needs a reviewer other than the person who asked for it.');
   }
-  const first = out.suspendedToolCalls[0];
-  if (out.finishReason === 'suspended' && first) {
-    out.suspendPayload = first.requiresApproval
-      ? { toolCallId: first.toolCallId, toolName: first.toolName, args: first.args }
-      : first.suspendPayload;
-    out.resumeSchema = first.resumeSchema;
-  }
-  return out;
 }
 
-/**
- * Asks the model to turn a user's message into resume data for `schema` (structured output).
- * @returns the validated data, or undefined when the message does not answer the question
- */
-async function extractResumeData(input: { model: LanguageModel; schema: z.ZodType; text: string; suspendPayload: unknown }) {
-  try {
-    const { output } = await generateText({
-      model: input.model,
-      output: Output.object({ schema: input.schema }),
-      system: 'Extract the answer to the pending question from the user message as JSON matching the schema.',
-      prompt: `Question: ${JSON.stringify(input.suspendPayload)}\nUser message: ${input.text}`,
+function pendingChunk(runId: string, row: NewPendingCall): AgentChunk {
+  const base = { toolCallId: row.toolCallId, toolName: row.toolName, args: row.args, chain: row.chain };
+  if (row.kind === 'approval') {
+    return makeChunk(runId, 'tool-call-approval', {
+      ...base,
+      resumeSchema: row.resumeSchema,
+      fingerprint: row.fingerprint,
+      policy: row.policy,
+      approvers: row.approvers,
     });
-    const parsed = input.schema.safeParse(output);
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
   }
+  return makeChunk(runId, 'tool-call-suspended', { ...base, suspendPayload: row.suspendPayload, resumeSchema: row.resumeSchema });
 }
 
 function storablePolicy(policy: RequestApprovalPolicy | undefined): RunState['requestApproval'] {

@@ -31,6 +31,8 @@ export interface ChunkPayloads {
     policy: string;
     approvers: 'requester' | 'reviewer';
     chain?: string[];
+    /** For a sub-agent's call surfacing at the top: the call's own id (toolCallId is the delegation's). */
+    leafToolCallId?: string;
   };
   'tool-call-suspended': {
     toolCallId: string;
@@ -39,6 +41,7 @@ export interface ChunkPayloads {
     suspendPayload: unknown;
     resumeSchema: string;
     chain?: string[];
+    leafToolCallId?: string;
   };
   'tool-call-resumed': {
     toolCallId: string;
@@ -50,6 +53,7 @@ export interface ChunkPayloads {
     fingerprint: string;
     approvers: 'requester' | 'reviewer';
     chain?: string[];
+    leafToolCallId?: string;
     decision: DecisionSummary;
   };
   'tool-output-denied': {

@@ -32,6 +32,8 @@ export interface RunState {
   maxSteps: number;
   /** Tool calls of the current step, in the order the model made them. */
   stepCalls: StepCall[];
+  /** Where this run sits in a delegation tree (SPEC §4). */
+  lineage: Lineage;
   /** Number of messages in `messages` that were already in the thread's memory. */
   historyLength: number;
   requestContext: RequestContext;
@@ -42,6 +44,22 @@ export interface RunState {
    * later step continued in another process treats `function` as "approval required" (fail closed).
    */
   requestApproval: 'always' | 'function' | 'never';
+}
+
+/**
+ * A run's place under the top-level run. Approvals and suspensions anywhere below surface on the
+ * top-level run under the delegation call that leads to them (`rootToolCallId`).
+ */
+export interface Lineage {
+  rootRunId: string;
+  /** The top-level assistant message the whole tree streams into. */
+  rootMessageId: string;
+  /** The top-level delegation call this run serves; null for the top-level run itself. */
+  rootToolCallId: string | null;
+  /** The parent's call that started this run; null for the top-level run. */
+  parentToolCallId: string | null;
+  /** Agent ids from the top-level agent down to this run's agent. */
+  chain: string[];
 }
 
 export interface RunRecord {
@@ -55,14 +73,17 @@ export interface RunRecord {
   state: RunState | null;
 }
 
-export type PendingCallKind = 'approval' | 'suspension';
+/** `delegation` rows are not waiting on a person: they mark a parent call waiting on a child run. */
+export type PendingCallKind = 'approval' | 'suspension' | 'delegation';
 
 /**
  * Lifecycle of a pending row: `pending` → `approved`/`resumed` (claimed, executing) →
- * `completed`/`failed`/`superseded`; or `pending` → `declined`. Only `pending` is open.
+ * `completed`/`failed`/`superseded`; or `pending` → `declined`. Only `pending` waits on a person;
+ * `waiting` is a delegation row waiting on its child run.
  */
 export type PendingCallStatus =
   | 'pending'
+  | 'waiting'
   | 'approved'
   | 'resumed'
   | 'declined'
@@ -89,6 +110,11 @@ export interface PendingCall {
   resourceId: string;
   agentId: string;
   chain: string[];
+  /** The top-level run and call a person addresses this row by (itself when not delegated). */
+  rootRunId: string;
+  rootToolCallId: string;
+  /** For a delegation row: the child run it waits on. */
+  childRunId: string | null;
   output: CallOutcome | null;
   resumeData: unknown;
   decisionReason: string | null;
@@ -151,7 +177,14 @@ export interface AgentStore {
     events: AgentChunk[];
     newMessages: ModelMessage[];
   }): Promise<void>;
+  /** A run's own rows (including delegation rows), oldest first. */
   listPendingCalls(input: { runId: string }): Promise<PendingCall[]>;
+  /** Every row addressed through a top-level run (its own and its descendants'), oldest first. */
+  listPendingCallsByRoot(input: { rootRunId: string }): Promise<PendingCall[]>;
+  /** Records that a parent call now waits on a child run (a `waiting` delegation row). */
+  startDelegation(input: { call: NewPendingCall }): Promise<void>;
+  /** Closes the parent's delegation row for a child run that ended, with the child's outcome. */
+  closeDelegation(input: { childRunId: string; status: 'completed' | 'failed'; output: CallOutcome }): Promise<void>;
   findOpenPendingCalls(input: { threadId?: string; resourceId?: string; runId?: string }): Promise<PendingCall[]>;
   /**
    * Compare-and-set claim: `pending` → `status` and the decision record, in one transaction.

@@ -56,6 +56,7 @@ export async function listInbox(query: InboxQuery): Promise<{ items: InboxItem[]
   const rows = await prisma().pendingToolCall.findMany({
     where: {
       status: 'pending',
+      kind: { in: ['approval', 'suspension'] },
       agentId: query.agentId,
       toolName: query.toolName,
       ...(after
@@ -71,9 +72,10 @@ export async function listInbox(query: InboxQuery): Promise<{ items: InboxItem[]
       const call = toPendingCall(row);
       return {
         id: call.id,
-        runId: call.runId,
-        toolCallId: call.toolCallId,
-        kind: call.kind,
+        // A person addresses a call through the top-level run (a sub-agent's call under its delegation).
+        runId: call.rootRunId,
+        toolCallId: call.rootToolCallId,
+        kind: call.kind as InboxItem['kind'],
         toolName: call.toolName,
         args: call.args,
         fingerprint: call.fingerprint,

@@ -39,6 +39,9 @@ export function toPendingCall(row: PendingRow): PendingCall {
     resourceId: row.resourceId,
     agentId: row.agentId,
     chain: row.chain,
+    rootRunId: row.rootRunId,
+    rootToolCallId: row.rootToolCallId,
+    childRunId: row.childRunId,
     output: (row.output as CallOutcome | null) ?? null,
     resumeData: row.resumeData,
     decisionReason: row.decisionReason,
@@ -66,10 +69,10 @@ async function insertEvents(tx: Tx, runId: string, chunks: AgentChunk[]) {
   await tx.runEvent.createMany({ data: chunks.map((chunk) => ({ runId, chunk: json(chunk) })) });
 }
 
-function pendingData(call: NewPendingCall): Prisma.PendingToolCallUncheckedCreateInput {
+function pendingData(call: NewPendingCall, status: 'pending' | 'waiting' = 'pending'): Prisma.PendingToolCallUncheckedCreateInput {
   return {
     ...call,
-    status: 'pending',
+    status,
     args: json(call.args),
     suspendPayload: nullableJson(call.suspendPayload),
   };
@@ -145,7 +148,7 @@ export class PrismaAgentStore implements AgentStore {
     await this.db.$transaction(async (tx) => {
       await insertEvents(tx, runId, events);
       await tx.run.update({ where: { id: runId }, data: { status: 'suspended', state: json(state) } });
-      await tx.pendingToolCall.createMany({ data: pendingCalls.map(pendingData) });
+      await tx.pendingToolCall.createMany({ data: pendingCalls.map((call) => pendingData(call)) });
     });
   }
 
@@ -193,6 +196,22 @@ export class PrismaAgentStore implements AgentStore {
   async listPendingCalls({ runId }: { runId: string }) {
     const rows = await this.db.pendingToolCall.findMany({ where: { runId }, orderBy: { createdAt: 'asc' } });
     return rows.map(toPendingCall);
+  }
+
+  async listPendingCallsByRoot({ rootRunId }: { rootRunId: string }) {
+    const rows = await this.db.pendingToolCall.findMany({ where: { rootRunId }, orderBy: { createdAt: 'asc' } });
+    return rows.map(toPendingCall);
+  }
+
+  async startDelegation({ call }: { call: NewPendingCall }) {
+    await this.db.pendingToolCall.create({ data: pendingData(call, 'waiting') });
+  }
+
+  async closeDelegation({ childRunId, status, output }: { childRunId: string; status: 'completed' | 'failed'; output: CallOutcome }) {
+    await this.db.pendingToolCall.updateMany({
+      where: { childRunId, kind: 'delegation', status: 'waiting' },
+      data: { status, output: json(output) },
+    });
   }
 
   async findOpenPendingCalls({ threadId, resourceId, runId }: { threadId?: string; resourceId?: string; runId?: string }) {
@@ -262,7 +281,7 @@ export class PrismaAgentStore implements AgentStore {
       const locked = await tx.$queryRaw<{ status: string }[]>`SELECT status FROM runs WHERE id = ${runId} FOR UPDATE`;
       if (locked[0]?.status !== 'suspended') return null;
       const open = await tx.pendingToolCall.count({
-        where: { runId, status: { in: ['pending', 'approved', 'resumed'] } },
+        where: { runId, status: { in: ['pending', 'waiting', 'approved', 'resumed'] } },
       });
       if (open > 0) return null;
       const run = await tx.run.update({ where: { id: runId }, data: { status: 'running' } });
@@ -273,10 +292,10 @@ export class PrismaAgentStore implements AgentStore {
   async listSuspendedRuns(query: SuspendedRunsQuery) {
     const where: Prisma.RunWhereInput = {
       status: 'suspended',
+      parentRunId: null,
       agentId: query.agentId,
       threadId: query.threadId,
       resourceId: query.resourceId,
-      pendingCalls: { some: { status: 'pending' } },
       updatedAt: { gte: query.fromDate, lte: query.toDate },
     };
     const paginate = query.page !== undefined && query.perPage !== undefined;
@@ -285,13 +304,21 @@ export class PrismaAgentStore implements AgentStore {
       this.db.run.findMany({
         where,
         orderBy: [{ updatedAt: 'desc' }, { id: 'desc' }],
-        include: { pendingCalls: { where: { status: 'pending' }, orderBy: { createdAt: 'asc' } } },
         ...(paginate ? { skip: query.page! * query.perPage!, take: query.perPage! } : {}),
       }),
     ]);
+    // Calls anywhere under each run (its own and its sub-agents'), addressed through the run.
+    const calls = await this.db.pendingToolCall.findMany({
+      where: { rootRunId: { in: rows.map((row) => row.id) }, status: 'pending' },
+      orderBy: { createdAt: 'asc' },
+    });
     return {
       total,
-      runs: rows.map((row) => ({ run: toRunRecord(row), suspendedAt: row.updatedAt, calls: row.pendingCalls.map(toPendingCall) })),
+      runs: rows.map((row) => ({
+        run: toRunRecord(row),
+        suspendedAt: row.updatedAt,
+        calls: calls.filter((call) => call.rootRunId === row.id).map(toPendingCall),
+      })),
     };
   }
 }

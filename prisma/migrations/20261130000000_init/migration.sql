@@ -58,6 +58,9 @@ CREATE TABLE "pending_tool_calls" (
     "resource_id" TEXT NOT NULL,
     "agent_id" TEXT NOT NULL,
     "chain" TEXT[],
+    "root_run_id" TEXT NOT NULL,
+    "root_tool_call_id" TEXT NOT NULL,
+    "child_run_id" TEXT,
     "output" JSONB,
     "resume_data" JSONB,
     "decision_reason" TEXT,
@@ -161,6 +164,9 @@ CREATE INDEX "pending_tool_calls_status_created_at_id_idx" ON "pending_tool_call
 
 -- CreateIndex
 CREATE INDEX "pending_tool_calls_run_id_tool_call_id_idx" ON "pending_tool_calls"("run_id", "tool_call_id");
+
+-- CreateIndex
+CREATE INDEX "pending_tool_calls_root_run_id_root_tool_call_id_idx" ON "pending_tool_calls"("root_run_id", "root_tool_call_id");
 
 -- CreateIndex
 CREATE INDEX "pending_tool_calls_thread_id_idx" ON "pending_tool_calls"("thread_id");
