@@ -1072,8 +1072,11 @@ export class Agent {
     for (const stepCall of ctx.state.stepCalls) {
       if (stepCall.outcome) continue;
       const closed = rows.filter((candidate) => candidate.toolCallId === stepCall.toolCallId && candidate.output).at(-1);
-      stepCall.outcome = closed?.output ?? { type: 'error', message: 'The call ended without a result.' };
+      const outcome = closed?.output ?? { type: 'error' as const, message: 'The call ended without a result.' };
       if (closed) stepCall.args = closed.args;
+      // A decided call's result was emitted by its decider; a delegation's result is this run's to emit.
+      if (!closed || closed.kind === 'delegation') this.settle(ctx, stepCall, outcome);
+      else stepCall.outcome = outcome;
     }
     this.appendToolResults(ctx.state, ctx.state.stepCalls);
     this.emit(ctx, 'step-finish', { step: ctx.state.step, finishReason: 'tool-calls' });

@@ -4,7 +4,7 @@ import { AgentError } from '@/lib/agent/errors';
 import { resolveModel } from '@/lib/models';
 import { prisma } from '@/lib/store/db';
 import { PrismaAgentStore } from '@/lib/store/prisma-store';
-import { createOpsTools } from './tools';
+import { createDataTools, createOpsTools } from './tools';
 
 export const DEFAULT_AGENT_ID = 'ops-agent';
 
@@ -22,7 +22,25 @@ function build(): Map<string, Agent> {
     tools: createOpsTools(db),
     store,
   });
-  return new Map([[opsAgent.id, opsAgent]]);
+  const dataAgent = new Agent({
+    id: 'data-agent',
+    name: 'Data agent',
+    instructions: 'You look up users with find-user and answer with what you found.',
+    model: resolveModel(),
+    tools: createDataTools(db),
+    store,
+  });
+  const supervisor = new Agent({
+    id: 'supervisor',
+    name: 'Supervisor',
+    instructions: 'You delegate user look-ups to the data agent (agent-data-agent) and report its answer.',
+    model: resolveModel(),
+    tools: [],
+    agents: { 'data-agent': dataAgent },
+    store,
+  });
+  // Top-level agents a chat or an API client can address; data-agent also runs under the supervisor.
+  return new Map([opsAgent, supervisor, dataAgent].map((agent) => [agent.id, agent]));
 }
 
 /**

@@ -6,6 +6,7 @@ export const SEED = {
     { id: 'cus-1', name: 'Grace Hopper', email: 'grace@example.com', tier: 'gold' },
     { id: 'cus-2', name: 'Alan Turing', email: 'alan@example.com', tier: 'silver' },
     { id: 'cus-3', name: 'Katherine Johnson', email: 'katherine@example.com', tier: 'gold' },
+    { id: '12345', name: 'Ada Lovelace', email: 'ada@example.com', tier: 'platinum' },
   ],
   orders: [
     { id: 'ord-1042', customerId: 'cus-1', amount: 480, status: 'paid' },

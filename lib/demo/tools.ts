@@ -83,3 +83,26 @@ export function createOpsTools(db: PrismaClient): Tool[] {
 
   return [lookupCustomer, deleteRecord, issueRefund, sendEmail, getWeather];
 }
+
+/**
+ * The data-agent's tool (the seed's supervisor example): looks a user up among the customers.
+ * @param db Prisma client the tool reads through
+ */
+export function createDataTools(db: PrismaClient): Tool[] {
+  const findUser = createTool({
+    id: 'find-user',
+    description: 'Find a user (customer) by id, e.g. 12345 or cus-1.',
+    inputSchema: z.object({ userId: z.string().min(1).max(64) }),
+    requireApproval: true,
+    execute: async ({ userId }) => {
+      const customer = await db.customer.findUnique({ where: { id: userId } });
+      if (!customer) return { found: false, message: `No user ${userId}.` };
+      return {
+        found: true,
+        user: { id: customer.id, name: customer.name, email: customer.email, tier: customer.tier },
+        message: `User ${customer.id} is ${customer.name} <${customer.email}> (${customer.tier}).`,
+      };
+    },
+  });
+  return [findUser];
+}

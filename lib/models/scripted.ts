@@ -188,7 +188,12 @@ function summariseResults(prompt: LanguageModelV4Prompt): string {
       const output = part.output;
       if (output.type === 'json') {
         const value = output.value as Record<string, unknown> | null;
-        const described = value && typeof value === 'object' && typeof value.message === 'string' ? value.message : JSON.stringify(value);
+        const described =
+          value && typeof value === 'object' && typeof value.message === 'string'
+            ? value.message
+            : value && typeof value === 'object' && typeof value.text === 'string'
+              ? value.text
+              : JSON.stringify(value);
         sentences.unshift(`${part.toolName}: ${described}`);
       } else if (output.type === 'text') {
         sentences.unshift(`I did not run ${part.toolName}: ${output.value}`);
