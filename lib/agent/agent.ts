@@ -32,6 +32,13 @@ export const APPROVAL_RESUME_SCHEMA = JSON.stringify(
 
 const DEFAULT_MAX_STEPS = 8;
 
+/** How long emitted chunks may wait before they are written to the event log, in ms. */
+export const EVENT_FLUSH_MS = 50;
+/** A segment renews its run's lease this often, in ms … */
+export const LEASE_RENEW_MS = 2_000;
+/** … for this long, in ms: a run whose lease ran out has lost its process (see recovery.ts). */
+export const LEASE_MS = 10_000;
+
 export interface AgentHooks {
   /** Runs just before `execute`; `{ proceed: false, output }` skips it and feeds `output` to the model. */
   beforeToolCall?: (call: {
@@ -150,6 +157,10 @@ interface RunContext {
   unsaved: AgentChunk[];
   /** Text of the latest model step (a child's answer to its parent). */
   lastText: string;
+  /** Pending time-based write of `unsaved` (so tailing readers see text while it streams). */
+  flushTimer?: ReturnType<typeof setTimeout>;
+  /** The event writes in flight, in order. */
+  flushing: Promise<void>;
 }
 
 type ExecutionOutcome = { outcome: CallOutcome } | { suspended: unknown } | { delegated: 'waiting' };
@@ -463,11 +474,17 @@ export class Agent {
    */
   private async findOpenCall(input: DecisionInput): Promise<{ top: { id: string; messageId: string }; row: PendingCall; owner: Agent }> {
     const run = await this.store.loadRun({ runId: input.runId });
-    if (!run || !run.state || run.agentId !== this.id || run.parentRunId !== null) {
+    if (!run || run.agentId !== this.id || run.parentRunId !== null) {
       throw new AgentError('NO_SNAPSHOT_FOUND', `No paused run ${input.runId}.`);
     }
     const rows = (await this.store.listPendingCallsByRoot({ rootRunId: run.id })).filter((row) => row.kind !== 'delegation');
     const matches = (row: PendingCall) => input.toolCallId === undefined || row.rootToolCallId === input.toolCallId || row.toolCallId === input.toolCallId;
+    if (!run.state) {
+      // The run is over. A late decision on a call it had is told who won; anything else is unknown.
+      const decided = input.toolCallId === undefined ? undefined : rows.filter(matches).at(-1);
+      if (decided) throw alreadyDecided(decided);
+      throw new AgentError('NO_SNAPSHOT_FOUND', `No paused run ${input.runId}.`);
+    }
     const open = rows.filter((row) => row.status === 'pending' && matches(row));
     if (open.length > 1) {
       throw new AgentError('AMBIGUOUS_TOOL_CALL', 'Several calls are waiting; say which toolCallId.', {
@@ -596,8 +613,14 @@ export class Agent {
         }
       },
     };
+    const renew = () =>
+      this.store
+        .renewLease({ runId: top.id, ms: LEASE_MS })
+        .catch((error) => console.error(`[agent ${this.id}] lease renewal failed for run ${top.id}:`, error));
+    const heartbeat = setInterval(renew, LEASE_RENEW_MS);
     const done = (async () => {
       try {
+        await renew();
         await body(segment);
         if (!segment.finished) await segment.surface([makeChunk(top.id, 'finish', { finishReason: 'suspended' })]);
       } catch (error) {
@@ -612,7 +635,10 @@ export class Agent {
           .finishRun({ runId: top.id, status: 'failed', error: message, events: chunks, newMessages: [] })
           .catch((storeError) => console.error(`[agent ${this.id}] could not mark run ${top.id} failed:`, storeError));
       }
-    })().finally(() => channel.close());
+    })().finally(() => {
+      clearInterval(heartbeat);
+      channel.close();
+    });
 
     let text = '';
     let finishReason: ChunkPayloads['finish']['finishReason'] = 'other';
@@ -658,6 +684,7 @@ export class Agent {
       abortSignal: options.abortSignal,
       unsaved: [],
       lastText: '',
+      flushing: Promise.resolve(),
     };
   }
 
@@ -665,6 +692,7 @@ export class Agent {
   private emit<T extends ChunkType>(ctx: RunContext, type: T, payload: ChunkPayloads[T]): AgentChunk {
     const chunk = makeChunk(ctx.run.id, type, payload);
     ctx.unsaved.push(chunk);
+    this.scheduleFlush(ctx);
     if (ctx.isTop) {
       if (chunk.type === 'finish') ctx.segment.finished = true;
       ctx.segment.channel.push(chunk);
@@ -674,6 +702,27 @@ export class Agent {
 
   private takeUnsaved(ctx: RunContext): AgentChunk[] {
     return coalesceTextDeltas(ctx.unsaved.splice(0));
+  }
+
+  /** Writes what is queued after EVENT_FLUSH_MS, batching a step's deltas into few INSERTs. */
+  private scheduleFlush(ctx: RunContext) {
+    if (ctx.flushTimer) return;
+    ctx.flushTimer = setTimeout(() => {
+      ctx.flushTimer = undefined;
+      const chunks = this.takeUnsaved(ctx);
+      if (chunks.length === 0) return;
+      ctx.flushing = ctx.flushing
+        .then(() => this.store.appendEvents({ runId: ctx.run.id, chunks }))
+        .catch((error) => console.error(`[agent ${this.id}] event write failed for run ${ctx.run.id}:`, error));
+    }, EVENT_FLUSH_MS);
+  }
+
+  /** The queued chunks, once earlier writes landed: to write within the caller's transaction, in order. */
+  private async saved(ctx: RunContext): Promise<AgentChunk[]> {
+    clearTimeout(ctx.flushTimer);
+    ctx.flushTimer = undefined;
+    await ctx.flushing;
+    return this.takeUnsaved(ctx);
   }
 
   /**
@@ -782,7 +831,7 @@ export class Agent {
       this.appendToolResults(state, calls);
       this.emit(ctx, 'step-finish', { step: state.step, finishReason: 'tool-calls' });
       state.step += 1;
-      await this.store.saveRunState({ runId: ctx.run.id, state, events: this.takeUnsaved(ctx) });
+      await this.store.saveRunState({ runId: ctx.run.id, state, events: await this.saved(ctx) });
     }
   }
 
@@ -981,7 +1030,7 @@ export class Agent {
    */
   private async pause(ctx: RunContext, waiting: NewPendingCall[], childrenWaiting: boolean): Promise<boolean> {
     const chunks = waiting.map((row) => pendingChunk(ctx.run.id, row));
-    await this.store.suspendRun({ runId: ctx.run.id, state: ctx.state, pendingCalls: waiting, events: [...this.takeUnsaved(ctx), ...chunks] });
+    await this.store.suspendRun({ runId: ctx.run.id, state: ctx.state, pendingCalls: waiting, events: [...(await this.saved(ctx)), ...chunks] });
     await this.surface(ctx, chunks);
     if (childrenWaiting) {
       const resumed = await this.store.acquireContinuation({ runId: ctx.run.id });
@@ -1027,7 +1076,7 @@ export class Agent {
     const call: StepCall = { toolCallId: row.toolCallId, toolName: row.toolName, args: decision.args };
     if (!decision.approved) {
       this.settle(ctx, call, { type: 'denied', reason: decision.reason ?? DEFAULT_DECLINE_REASON });
-      await this.store.closePendingCall({ pendingCallId: row.id, status: 'declined', output: call.outcome!, events: this.takeUnsaved(ctx) });
+      await this.store.closePendingCall({ pendingCallId: row.id, status: 'declined', output: call.outcome!, events: await this.saved(ctx) });
     } else {
       const tool = this.requireTool(row.toolName);
       const result = await this.execute(ctx, tool, call, {
@@ -1042,7 +1091,7 @@ export class Agent {
           pendingCallId: row.id,
           status: 'superseded',
           output: null,
-          events: [...this.takeUnsaved(ctx), chunk],
+          events: [...(await this.saved(ctx)), chunk],
           newPendingCall: next,
         });
         await this.surface(ctx, [chunk]);
@@ -1053,7 +1102,7 @@ export class Agent {
         pendingCallId: row.id,
         status: outcome?.type === 'error' ? 'failed' : 'completed',
         output: outcome,
-        events: this.takeUnsaved(ctx),
+        events: await this.saved(ctx),
       });
       if (!outcome) return; // an approved delegation now waits on its child run
     }
@@ -1117,11 +1166,11 @@ export class Agent {
     state.stepCalls = [];
   }
 
-  private finish(ctx: RunContext) {
+  private async finish(ctx: RunContext) {
     return this.store.finishRun({
       runId: ctx.run.id,
       status: 'completed',
-      events: this.takeUnsaved(ctx),
+      events: await this.saved(ctx),
       newMessages: ctx.state.messages.slice(ctx.state.historyLength),
     });
   }
@@ -1172,7 +1221,9 @@ function toModelOutput(outcome: CallOutcome) {
 }
 
 function alreadyDecided(row: PendingCall): AgentError {
-  return new AgentError('ALREADY_DECIDED', 'This call was already decided.', {
+  const outcome = row.status === 'declined' ? 'declined' : row.kind === 'suspension' ? 'answered' : 'approved';
+  return new AgentError('ALREADY_DECIDED', `This call was already ${outcome}.`, {
+    outcome,
     status: row.status,
     decidedBy: row.decidedBy,
     decidedAt: row.decidedAt?.toISOString() ?? null,

@@ -79,11 +79,13 @@ export type PendingCallKind = 'approval' | 'suspension' | 'delegation';
 /**
  * Lifecycle of a pending row: `pending` → `approved`/`resumed` (claimed, executing) →
  * `completed`/`failed`/`superseded`; or `pending` → `declined`. Only `pending` waits on a person;
- * `waiting` is a delegation row waiting on its child run.
+ * `waiting` is a delegation row waiting on its child run; `unknown` is a claimed call whose process
+ * died while it executed (its outcome is unknown and it is never re-executed automatically).
  */
 export type PendingCallStatus =
   | 'pending'
   | 'waiting'
+  | 'unknown'
   | 'approved'
   | 'resumed'
   | 'declined'
@@ -214,5 +216,19 @@ export interface AgentStore {
    * `running` and returns it. Exactly one caller wins the continuation.
    */
   acquireContinuation(input: { runId: string }): Promise<RunRecord | null>;
+  /** Marks the top-level run as owned by a live process for `ms` more milliseconds. */
+  renewLease(input: { runId: string; ms: number }): Promise<void>;
+  /** Top-level runs with work in flight (running, or a claimed call executing) whose lease ran out before `before`. */
+  listAbandonedRuns(input: { before: Date; limit: number }): Promise<{ runId: string; threadId: string }[]>;
+  /**
+   * One transaction, for a tree whose process died: claimed calls become `unknown` (never re-run),
+   * every unfinished run of the tree `failed`, and `events` are appended to the top-level run.
+   * @returns the calls whose outcome is now unknown
+   */
+  markRunInterrupted(input: {
+    rootRunId: string;
+    error: string;
+    events: (unknownCalls: PendingCall[]) => AgentChunk[];
+  }): Promise<PendingCall[]>;
   listSuspendedRuns(query: SuspendedRunsQuery): Promise<{ runs: { run: RunRecord; suspendedAt: Date; calls: PendingCall[] }[]; total: number }>;
 }

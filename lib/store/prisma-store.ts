@@ -289,6 +289,56 @@ export class PrismaAgentStore implements AgentStore {
     });
   }
 
+  async renewLease({ runId, ms }: { runId: string; ms: number }) {
+    await this.db.$executeRaw`UPDATE runs SET lease_expires_at = now() + make_interval(secs => ${ms / 1000}) WHERE id = ${runId}`;
+  }
+
+  async listAbandonedRuns({ before, limit }: { before: Date; limit: number }) {
+    return this.db.$queryRaw<{ runId: string; threadId: string }[]>`
+      SELECT r.id AS "runId", r.thread_id AS "threadId"
+      FROM runs r
+      WHERE r.parent_run_id IS NULL
+        AND r.lease_expires_at < ${before}
+        AND (
+          EXISTS (SELECT 1 FROM runs c WHERE c.status = 'running' AND (c.id = r.id OR c.id IN (
+            SELECT p.child_run_id FROM pending_tool_calls p WHERE p.root_run_id = r.id AND p.child_run_id IS NOT NULL)))
+          OR EXISTS (SELECT 1 FROM pending_tool_calls p WHERE p.root_run_id = r.id AND p.status IN ('approved', 'resumed'))
+        )
+      ORDER BY r.lease_expires_at
+      LIMIT ${limit}`;
+  }
+
+  async markRunInterrupted({
+    rootRunId,
+    error,
+    events,
+  }: {
+    rootRunId: string;
+    error: string;
+    events: (unknownCalls: PendingCall[]) => AgentChunk[];
+  }) {
+    return this.db.$transaction(async (tx) => {
+      // Lock the top-level run; a live process renewing its lease meanwhile makes this a no-op.
+      const [top] = await tx.$queryRaw<{ lease_expires_at: Date | null }[]>`
+        SELECT lease_expires_at FROM runs WHERE id = ${rootRunId} FOR UPDATE`;
+      if (!top || (top.lease_expires_at && top.lease_expires_at > new Date())) return [];
+      const claimed = await tx.pendingToolCall.findMany({ where: { rootRunId, status: { in: ['approved', 'resumed'] } } });
+      await tx.pendingToolCall.updateMany({ where: { rootRunId, status: { in: ['approved', 'resumed'] } }, data: { status: 'unknown' } });
+      const childIds = (
+        await tx.pendingToolCall.findMany({ where: { rootRunId, childRunId: { not: null } }, select: { childRunId: true } })
+      ).map((row) => row.childRunId!);
+      await tx.run.updateMany({
+        where: { id: { in: [rootRunId, ...childIds] }, status: { in: ['running', 'suspended'] } },
+        data: { status: 'failed', error, state: Prisma.DbNull },
+      });
+      // Questions and approvals still open in the tree can no longer continue anything.
+      await tx.pendingToolCall.updateMany({ where: { rootRunId, status: { in: ['pending', 'waiting'] } }, data: { status: 'superseded' } });
+      const unknown = claimed.map((row) => toPendingCall({ ...row, status: 'unknown' }));
+      await insertEvents(tx, rootRunId, events(unknown));
+      return unknown;
+    });
+  }
+
   async listSuspendedRuns(query: SuspendedRunsQuery) {
     const where: Prisma.RunWhereInput = {
       status: 'suspended',

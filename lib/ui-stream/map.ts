@@ -28,9 +28,15 @@ export interface SuspendedCardData {
   decision?: { by: string; at: string; resumeData?: unknown };
 }
 
+/** `data` of a run error shown in the conversation (`data-run-error`), e.g. after a crash. */
+export interface RunErrorData {
+  message: string;
+}
+
 export type CountersignDataTypes = {
   'tool-call-approval': ApprovalCardData;
   'tool-call-suspended': SuspendedCardData;
+  'run-error': RunErrorData;
 };
 
 /**
@@ -112,7 +118,8 @@ export function toUIChunks(chunk: AgentChunk, runId: string = chunk.runId): UIMe
     case 'finish':
       return [{ type: 'finish' }];
     case 'error':
-      return [{ type: 'error', errorText: chunk.payload.message }];
+      // A data part, not the stream-level `error` chunk: it stays in the message, also after a reload.
+      return [{ type: 'data-run-error', id: `error-${chunk.runId}`, data: { message: chunk.payload.message } }];
   }
 }
 

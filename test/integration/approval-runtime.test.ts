@@ -55,10 +55,13 @@ describe('approval before execution', () => {
     expect(decisions).toHaveLength(1);
     expect(decisions[0]).toMatchObject({ kind: 'approval', approved: true, actorId: 'user-ada' });
 
-    // A second approval is refused and runs nothing.
+    // A second approval is refused with the winning decision and runs nothing.
     await expect(
       second.agent.approveToolCall({ runId: started.runId, toolCallId: approval.payload.toolCallId, actor: user }),
-    ).rejects.toMatchObject({ code: 'NO_SNAPSHOT_FOUND' });
+    ).rejects.toMatchObject({ code: 'ALREADY_DECIDED', details: { status: 'completed', decidedBy: user.id } });
+    await expect(second.agent.approveToolCall({ runId: started.runId, actor: user })).rejects.toMatchObject({
+      code: 'NO_SNAPSHOT_FOUND',
+    });
     expect(await second.db.decision.count({ where: { runId: started.runId } })).toBe(1);
   });
 

@@ -253,7 +253,7 @@ describe('which call', () => {
     const again = await rt.agent
       .approveToolCall({ runId: two.runId, toolCallId: two.suspendedToolCalls[0].toolCallId, actor: user })
       .catch((e: AgentError) => e);
-    expect(again).toMatchObject({ code: 'NO_SNAPSHOT_FOUND', status: 404 });
+    expect(again).toMatchObject({ code: 'ALREADY_DECIDED', status: 409, details: { status: 'completed' } });
     expect(rt.executions.gated).toHaveLength(2);
   });
 

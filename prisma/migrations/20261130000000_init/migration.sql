@@ -34,6 +34,7 @@ CREATE TABLE "runs" (
     "status" TEXT NOT NULL,
     "state" JSONB,
     "error" TEXT,
+    "lease_expires_at" TIMESTAMPTZ(3),
     "started_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "updated_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
@@ -207,3 +208,43 @@ END;
 $$;
 CREATE TRIGGER "decisions_no_update_delete" BEFORE UPDATE OR DELETE ON "decisions"
   FOR EACH ROW EXECUTE FUNCTION "decisions_append_only"();
+
+-- Live updates across servers: every batch of run events, and every change of a run's status or
+-- of a pending call, is announced with NOTIFY (delivered at commit, so readers never see ahead of
+-- the database).
+CREATE FUNCTION "notify_run_events"() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  r record;
+BEGIN
+  FOR r IN SELECT DISTINCT "run_id" FROM new_rows LOOP
+    PERFORM pg_notify('countersign_run_events', r."run_id");
+  END LOOP;
+  RETURN NULL;
+END;
+$$;
+CREATE TRIGGER "run_events_notify" AFTER INSERT ON "run_events"
+  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION "notify_run_events"();
+
+CREATE FUNCTION "notify_runs"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'INSERT' OR NEW."status" IS DISTINCT FROM OLD."status" THEN
+    PERFORM pg_notify('countersign_runs', json_build_object(
+      'runId', NEW."id", 'threadId', NEW."thread_id", 'parentRunId', NEW."parent_run_id", 'status', NEW."status")::text);
+  END IF;
+  RETURN NULL;
+END;
+$$;
+CREATE TRIGGER "runs_notify" AFTER INSERT OR UPDATE ON "runs"
+  FOR EACH ROW EXECUTE FUNCTION "notify_runs"();
+
+CREATE FUNCTION "notify_pending_tool_calls"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'INSERT' OR NEW."status" IS DISTINCT FROM OLD."status" THEN
+    PERFORM pg_notify('countersign_pending', json_build_object(
+      'id', NEW."id", 'rootRunId', NEW."root_run_id", 'threadId', NEW."thread_id", 'status', NEW."status")::text);
+  END IF;
+  RETURN NULL;
+END;
+$$;
+CREATE TRIGGER "pending_tool_calls_notify" AFTER INSERT OR UPDATE ON "pending_tool_calls"
+  FOR EACH ROW EXECUTE FUNCTION "notify_pending_tool_calls"();

@@ -1,0 +1,35 @@
+import type { AgentChunk } from './chunks';
+import type { AgentStore, PendingCall } from './store';
+
+function interruptionMessage(unknown: PendingCall[]): string {
+  if (unknown.length === 0) return 'The agent was interrupted because the server stopped. Nothing was retried — please ask again.';
+  const tools = [...new Set(unknown.map((call) => call.toolName))].join(', ');
+  return `The server stopped while ${tools} was running, so whether it finished is unknown. It was not retried; a reviewer has been told.`;
+}
+
+/**
+ * Finds top-level runs whose process died (lease expired while a model streamed or a claimed tool
+ * executed) and ends them honestly: the run is marked failed and the chat says so; a tool call that
+ * was executing becomes "outcome unknown" for reviewers and is never re-executed automatically.
+ * Source: issue "Reliability" (crashes). Safe to run from every server at once.
+ *
+ * @param input.store the runtime's store
+ * @param input.now the current time (default: now)
+ * @returns the runs recovered, with the tools whose outcome is now unknown
+ */
+export async function recoverAbandonedRuns(input: { store: AgentStore; now?: Date }) {
+  const abandoned = await input.store.listAbandonedRuns({ before: input.now ?? new Date(), limit: 100 });
+  const recovered: { runId: string; unknownToolCalls: string[] }[] = [];
+  for (const { runId } of abandoned) {
+    const unknown = await input.store.markRunInterrupted({
+      rootRunId: runId,
+      error: 'interrupted: the server stopped',
+      events: (calls): AgentChunk[] => [
+        { type: 'error', runId, from: 'AGENT', payload: { message: interruptionMessage(calls) } },
+        { type: 'finish', runId, from: 'AGENT', payload: { finishReason: 'error' } },
+      ],
+    });
+    recovered.push({ runId, unknownToolCalls: unknown.map((call) => call.toolName) });
+  }
+  return recovered;
+}
