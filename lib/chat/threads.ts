@@ -2,6 +2,7 @@ import 'server-only';
 import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
 import type { AgentChunk } from '@/lib/agent/chunks';
 import { prisma } from '@/lib/store/db';
+import { findActiveSegment } from './tail';
 import { toUIChunks, type CountersignDataTypes } from '@/lib/ui-stream/map';
 
 export type ChatMessage = UIMessage<unknown, CountersignDataTypes>;
@@ -55,14 +56,20 @@ export async function loadThreadUIMessages({ threadId, resourceId }: { threadId:
   const db = prisma();
   const thread = await db.thread.findUnique({ where: { id: threadId } });
   if (!thread || thread.resourceId !== resourceId) return null;
-  const [userMessages, events] = await Promise.all([
+  const [userMessages, allEvents, active] = await Promise.all([
     db.message.findMany({ where: { threadId, role: 'user' }, orderBy: { seq: 'asc' } }),
     db.runEvent.findMany({
       where: { run: { threadId, parentRunId: null } },
       orderBy: { id: 'asc' },
-      select: { runId: true, chunk: true, createdAt: true },
+      select: { id: true, runId: true, chunk: true, createdAt: true },
     }),
+    findActiveSegment(threadId),
   ]);
+  // A segment still streaming is left out: `GET /api/chat/{id}/stream` replays it from its start,
+  // so a reload shows it exactly once.
+  const events = active
+    ? allEvents.filter((event) => event.runId !== active.runId || event.id < active.startEventId)
+    : allEvents;
 
   type Segment = { messageId: string; at: Date; chunks: UIMessageChunk[] };
   const segments = new Map<string, Segment>();

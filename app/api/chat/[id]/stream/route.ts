@@ -1,0 +1,23 @@
+import { createUIMessageStreamResponse } from 'ai';
+import { currentUser } from '@/lib/auth/demo';
+import { findActiveSegment, tailRunEvents } from '@/lib/chat/tail';
+import { ApiError, withErrors } from '@/lib/http/errors';
+import { prisma } from '@/lib/store/db';
+import { uiChunkTransform } from '@/lib/ui-stream/map';
+
+type Params = { params: Promise<{ id: string }> };
+
+/**
+ * Resumes the thread's active stream for `useChat({ resume: true })`: replays the active segment
+ * from its start and follows it live, from whichever server wrote it. 204 when nothing is active.
+ */
+export const GET = withErrors(async (_request: Request, { params }: Params) => {
+  const { id } = await params;
+  const thread = await prisma().thread.findUnique({ where: { id }, select: { resourceId: true } });
+  if (!thread) return new Response(null, { status: 204 });
+  if (thread.resourceId !== currentUser().id) throw new ApiError(404, 'NOT_FOUND', 'No such thread.');
+  const active = await findActiveSegment(id);
+  if (!active) return new Response(null, { status: 204 });
+  const chunks = tailRunEvents({ runId: active.runId, fromEventId: active.startEventId });
+  return createUIMessageStreamResponse({ stream: chunks.pipeThrough(uiChunkTransform(active.runId)) });
+});
