@@ -7,6 +7,9 @@ import { WEATHER } from './weather-data';
  * The ops-agent's tools, acting on the seeded demo tables. Source: SPEC §9.
  * @param db Prisma client the tools read and write through
  */
+/** `DEMO_TOOL_DELAY_MS` makes the side-effecting demo tools take that long (crash tests). */
+const toolDelay = () => new Promise((resolve) => setTimeout(resolve, Number(process.env.DEMO_TOOL_DELAY_MS ?? 0)));
+
 export function createOpsTools(db: PrismaClient): Tool[] {
   const lookupCustomer = createTool({
     id: 'lookup-customer',
@@ -31,6 +34,7 @@ export function createOpsTools(db: PrismaClient): Tool[] {
     requireApproval: true,
     approvers: 'requester',
     execute: async ({ id }) => {
+      await toolDelay();
       const { count } = await db.record.deleteMany({ where: { id } });
       return count === 1
         ? { deleted: true, id, message: `Record ${id} was deleted.` }
@@ -61,6 +65,7 @@ export function createOpsTools(db: PrismaClient): Tool[] {
     inputSchema: z.object({ to: z.email(), subject: z.string().min(1).max(200), body: z.string().min(1).max(5_000) }),
     requireApproval: true,
     execute: async ({ to, subject, body }) => {
+      await toolDelay();
       const email = await db.outboxEmail.create({ data: { id: crypto.randomUUID(), to, subject, body } });
       return { sent: true, id: email.id, message: `Email “${subject}” queued for ${to}.` };
     },

@@ -43,12 +43,22 @@ export function withErrors<A extends unknown[]>(handler: (...args: A) => Promise
 export const MAX_BODY_BYTES = 256 * 1024;
 
 /**
- * Reads and validates a JSON body.
- * @throws ApiError 413 BODY_TOO_LARGE, 400 INVALID_JSON, 400 BAD_REQUEST (zod issues in details)
+ * Reads a request body as text.
+ * @throws ApiError 413 BODY_TOO_LARGE (over MAX_BODY_BYTES)
  */
-export async function readJson<S extends z.ZodType>(request: Request, schema: S): Promise<z.infer<S>> {
+export async function readBodyText(request: Request): Promise<string> {
+  const declared = Number(request.headers.get('content-length') ?? 0);
+  if (declared > MAX_BODY_BYTES) throw new ApiError(413, 'BODY_TOO_LARGE', 'The request body is too large.');
   const text = await request.text();
   if (Buffer.byteLength(text) > MAX_BODY_BYTES) throw new ApiError(413, 'BODY_TOO_LARGE', 'The request body is too large.');
+  return text;
+}
+
+/**
+ * Parses and validates a JSON body.
+ * @throws ApiError 400 INVALID_JSON, 400 BAD_REQUEST (zod issues in details)
+ */
+export function parseJson<S extends z.ZodType>(text: string, schema: S): z.infer<S> {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -58,4 +68,12 @@ export async function readJson<S extends z.ZodType>(request: Request, schema: S)
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new ApiError(400, 'BAD_REQUEST', z.prettifyError(parsed.error), parsed.error.issues);
   return parsed.data;
+}
+
+/**
+ * Reads and validates a JSON body.
+ * @throws ApiError 413 BODY_TOO_LARGE, 400 INVALID_JSON, 400 BAD_REQUEST (zod issues in details)
+ */
+export async function readJson<S extends z.ZodType>(request: Request, schema: S): Promise<z.infer<S>> {
+  return parseJson(await readBodyText(request), schema);
 }

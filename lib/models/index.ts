@@ -10,7 +10,7 @@ import { ScriptedModel } from './scripted';
  * 2. `OPENAI_API_KEY` — OpenAI (`MODEL`, default gpt-5-mini)
  * 3. `ANTHROPIC_API_KEY` — Anthropic (`MODEL`, default claude-sonnet-4-5)
  * 4. `MODEL=provider/model` with `AI_GATEWAY_API_KEY` — the Vercel AI Gateway
- * 5. otherwise the offline scripted model `local/scripted`.
+ * 5. otherwise the offline scripted model `local/scripted` (`SCRIPTED_MODEL_DELAY_MS`: pause per word).
  *
  * @param env environment to read (default `process.env`)
  */
@@ -24,5 +24,6 @@ export function resolveModel(env: Record<string, string | undefined> = process.e
     return createAnthropic({ apiKey: env.ANTHROPIC_API_KEY })(model?.replace(/^anthropic\//, '') ?? 'claude-sonnet-4-5');
   }
   if (model && model !== 'local/scripted' && env.AI_GATEWAY_API_KEY) return gateway(model);
-  return new ScriptedModel();
+  // SCRIPTED_MODEL_DELAY_MS slows the scripted model's text down (demos, crash and reload tests).
+  return new ScriptedModel({ delayMs: Number(env.SCRIPTED_MODEL_DELAY_MS ?? 0) });
 }

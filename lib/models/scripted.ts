@@ -23,6 +23,9 @@ export class ScriptedModel implements LanguageModelV4 {
   readonly modelId = 'scripted';
   readonly supportedUrls = {};
 
+  /** @param options.delayMs pause before each text delta, in ms (0: as fast as possible) */
+  constructor(private readonly options: { delayMs?: number } = {}) {}
+
   async doGenerate(options: LanguageModelV4CallOptions) {
     const content = respond(options.prompt, functionTools(options), options.responseFormat);
     const hasCalls = content.some((part) => part.type === 'tool-call');
@@ -54,10 +57,14 @@ export class ScriptedModel implements LanguageModelV4 {
       finishReason: { unified: hasCalls ? 'tool-calls' : 'stop', raw: undefined },
       usage: usage(),
     });
+    const delayMs = this.options.delayMs ?? 0;
     return {
       stream: new ReadableStream<LanguageModelV4StreamPart>({
-        start(controller) {
-          for (const part of parts) controller.enqueue(part);
+        async start(controller) {
+          for (const part of parts) {
+            if (delayMs > 0 && part.type === 'text-delta') await new Promise((resolve) => setTimeout(resolve, delayMs));
+            controller.enqueue(part);
+          }
           controller.close();
         },
       }),

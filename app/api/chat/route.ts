@@ -1,13 +1,19 @@
-import { chatRequestSchema, MAX_MESSAGE_CHARS } from './schema';
+import { chatRequestSchema, MAX_MESSAGE_CHARS, type ChatRequest } from './schema';
+import type { Actor } from '@/lib/agent/tool';
 import { currentUser } from '@/lib/auth/demo';
 import { continueRun, uiStreamResponse } from '@/lib/chat/continue';
 import { DEFAULT_AGENT_ID, getAgent } from '@/lib/demo/agents';
-import { ApiError, readJson, withErrors } from '@/lib/http/errors';
+import { ApiError, parseJson, readBodyText, withErrors } from '@/lib/http/errors';
+import { withIdempotency } from '@/lib/http/idempotency';
 import { prisma } from '@/lib/store/db';
 
 export const POST = withErrors(async (request: Request) => {
-  const body = await readJson(request, chatRequestSchema);
   const actor = currentUser();
+  const text = await readBodyText(request);
+  return withIdempotency({ request, actorId: actor.id, body: text }, () => chat(parseJson(text, chatRequestSchema), actor));
+});
+
+async function chat(body: ChatRequest, actor: Actor): Promise<Response> {
   const thread = await prisma().thread.findUnique({ where: { id: body.id }, select: { resourceId: true, agentId: true } });
   if (thread && thread.resourceId !== actor.id) throw new ApiError(404, 'NOT_FOUND', 'No such thread.');
 
@@ -38,4 +44,4 @@ export const POST = withErrors(async (request: Request) => {
     requireToolApproval: body.requireToolApproval,
   });
   return uiStreamResponse(result);
-});
+}

@@ -30,3 +30,5 @@ export const chatRequestSchema = z
       .optional(),
   })
   .refine((body) => !(body.decision && body.resume), { message: 'Send either a decision or a resume, not both.' });
+
+export type ChatRequest = z.infer<typeof chatRequestSchema>;

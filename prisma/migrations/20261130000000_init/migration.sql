@@ -104,6 +104,20 @@ CREATE TABLE "run_events" (
 );
 
 -- CreateTable
+CREATE TABLE "idempotency_keys" (
+    "actor_id" TEXT NOT NULL,
+    "key" TEXT NOT NULL,
+    "request_hash" TEXT NOT NULL,
+    "status" TEXT NOT NULL,
+    "response_status" INTEGER,
+    "content_type" TEXT,
+    "response_body" TEXT,
+    "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "idempotency_keys_pkey" PRIMARY KEY ("actor_id","key")
+);
+
+-- CreateTable
 CREATE TABLE "customers" (
     "id" TEXT NOT NULL,
     "name" TEXT NOT NULL,

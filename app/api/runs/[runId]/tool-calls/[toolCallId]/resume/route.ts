@@ -1,13 +1,17 @@
 import { resumeSchema } from './schema';
 import { currentReviewer } from '@/lib/auth/demo';
 import { continueRun, uiStreamResponse } from '@/lib/chat/continue';
-import { readJson, withErrors } from '@/lib/http/errors';
+import { parseJson, readBodyText, withErrors } from '@/lib/http/errors';
+import { withIdempotency } from '@/lib/http/idempotency';
 
 type Params = { params: Promise<{ runId: string; toolCallId: string }> };
 
 export const POST = withErrors(async (request: Request, { params }: Params) => {
   const { runId, toolCallId } = await params;
-  const body = await readJson(request, resumeSchema);
-  const result = await continueRun({ type: 'resume', runId, toolCallId, resumeData: body.resumeData, actor: currentReviewer() });
-  return uiStreamResponse(result);
+  const actor = currentReviewer();
+  const text = await readBodyText(request);
+  return withIdempotency({ request, actorId: actor.id, body: text }, async () => {
+    const body = parseJson(text, resumeSchema);
+    return uiStreamResponse(await continueRun({ type: 'resume', runId, toolCallId, resumeData: body.resumeData, actor }));
+  });
 });

@@ -1,0 +1,77 @@
+import 'server-only';
+import { createHash } from 'node:crypto';
+import { prisma } from '@/lib/store/db';
+import { errorResponse, toErrorResponse } from './errors';
+
+/** Longest accepted Idempotency-Key, in characters. */
+const MAX_KEY_LENGTH = 200;
+
+/**
+ * Runs a state-changing request at most once per `Idempotency-Key` and actor: the first request
+ * runs and its full response (a stream included, stored as it completes) is kept; a retry with the
+ * same key and body gets that response again with no second effect. Without the header the
+ * handler simply runs.
+ *
+ * Errors: 400 INVALID_IDEMPOTENCY_KEY (longer than 200 characters), 422 IDEMPOTENCY_KEY_REUSED (same
+ * key, different request), 409 IDEMPOTENCY_IN_PROGRESS (the first request is still running).
+ *
+ * @param input.request the incoming request (its `Idempotency-Key` header is read)
+ * @param input.actorId who sends it (keys are per actor)
+ * @param input.body the request's raw body text, part of the request fingerprint
+ * @param handler produces the response the first time
+ */
+export async function withIdempotency(
+  input: { request: Request; actorId: string; body: string },
+  handler: () => Promise<Response>,
+): Promise<Response> {
+  const key = input.request.headers.get('idempotency-key');
+  if (key === null) return handler();
+  if (!key || key.length > MAX_KEY_LENGTH) {
+    return errorResponse(400, 'INVALID_IDEMPOTENCY_KEY', `Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} characters.`);
+  }
+  const url = new URL(input.request.url);
+  const requestHash = createHash('sha256').update(`${input.request.method} ${url.pathname}\n${input.body}`).digest('hex');
+  const db = prisma();
+  const inserted = await db.$executeRaw`
+    INSERT INTO idempotency_keys (actor_id, key, request_hash, status)
+    VALUES (${input.actorId}, ${key}, ${requestHash}, 'in_progress')
+    ON CONFLICT (actor_id, key) DO NOTHING`;
+  if (inserted === 0) {
+    const stored = await db.idempotencyKey.findUniqueOrThrow({ where: { actorId_key: { actorId: input.actorId, key } } });
+    if (stored.requestHash !== requestHash) {
+      return errorResponse(422, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used for a different request.');
+    }
+    if (stored.status !== 'done') {
+      const response = errorResponse(409, 'IDEMPOTENCY_IN_PROGRESS', 'The first request with this key is still running; retry shortly.');
+      response.headers.set('retry-after', '1');
+      return response;
+    }
+    return new Response(stored.responseBody, {
+      status: stored.responseStatus ?? 200,
+      headers: { 'content-type': stored.contentType ?? 'application/json', 'idempotent-replayed': 'true' },
+    });
+  }
+
+  let response: Response;
+  try {
+    response = await handler();
+  } catch (error) {
+    response = toErrorResponse(error);
+  }
+  const save = (body: string) =>
+    db.idempotencyKey.update({
+      where: { actorId_key: { actorId: input.actorId, key } },
+      data: { status: 'done', responseStatus: response.status, contentType: response.headers.get('content-type'), responseBody: body },
+    });
+  if (!response.body) {
+    await save('');
+    return response;
+  }
+  // Keep a copy of the body as it streams to the client; the copy is read even if the client leaves.
+  const [toClient, toStore] = response.body.tee();
+  void new Response(toStore)
+    .text()
+    .then(save)
+    .catch((error) => console.error('[idempotency] could not store the response:', error));
+  return new Response(toClient, { status: response.status, headers: response.headers });
+}
