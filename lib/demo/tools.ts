@@ -3,13 +3,13 @@ import { createTool, type Tool } from '@/lib/agent/tool';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { WEATHER } from './weather-data';
 
+/** `DEMO_TOOL_DELAY_MS` makes the side-effecting demo tools take that long (crash tests). */
+const toolDelay = () => new Promise((resolve) => setTimeout(resolve, Number(process.env.DEMO_TOOL_DELAY_MS ?? 0)));
+
 /**
  * The ops-agent's tools, acting on the seeded demo tables. Source: SPEC §9.
  * @param db Prisma client the tools read and write through
  */
-/** `DEMO_TOOL_DELAY_MS` makes the side-effecting demo tools take that long (crash tests). */
-const toolDelay = () => new Promise((resolve) => setTimeout(resolve, Number(process.env.DEMO_TOOL_DELAY_MS ?? 0)));
-
 export function createOpsTools(db: PrismaClient): Tool[] {
   const lookupCustomer = createTool({
     id: 'lookup-customer',
