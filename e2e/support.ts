@@ -12,6 +12,11 @@ export class Db {
     return rowCount === 1;
   }
 
+  /** Any query, for assertions. */
+  async query<T = Record<string, any>>(sql: string, params: unknown[] = []): Promise<T[]> {
+    return (await this.client.query(sql, params)).rows as T[];
+  }
+
   async pendingCalls(where: { toolName: string; status?: string }) {
     const { rows } = await this.client.query(
       'SELECT run_id, tool_call_id, status FROM pending_tool_calls WHERE tool_name = $1 AND ($2::text IS NULL OR status = $2) ORDER BY created_at',
