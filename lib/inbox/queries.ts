@@ -6,6 +6,8 @@ import { prisma } from '@/lib/store/db';
 /** One row of the approval inbox: a call waiting on a person. */
 export interface InboxItem {
   id: string;
+  /** `pending`: waiting on a person; `unknown`: its process died while it executed (never re-run). */
+  status: 'pending' | 'unknown';
   runId: string;
   toolCallId: string;
   kind: 'approval' | 'suspension';
@@ -27,6 +29,7 @@ export interface InboxItem {
 }
 
 export const inboxQuerySchema = z.object({
+  status: z.enum(['pending', 'unknown']).default('pending'),
   limit: z.coerce.number().int().min(1).max(100).default(50),
   /** Opaque keyset cursor from a previous page's `nextCursor`. */
   cursor: z.string().max(200).optional(),
@@ -46,7 +49,7 @@ function decodeCursor(cursor: string): { createdAt: Date; id: string } | null {
 }
 
 /**
- * Open pending calls, newest first, with keyset pagination (no OFFSET) on (created_at, id),
+ * Calls waiting on a person (or, with `status: 'unknown'`, whose outcome is unknown), newest first, with keyset pagination (no OFFSET) on (created_at, id),
  * which the `(status, created_at DESC, id DESC)` index serves. Source: SPEC §7, §11.
  *
  * @returns a page of items and the cursor of the next page (null at the end)
@@ -55,7 +58,7 @@ export async function listInbox(query: InboxQuery): Promise<{ items: InboxItem[]
   const after = query.cursor ? decodeCursor(query.cursor) : null;
   const rows = await prisma().pendingToolCall.findMany({
     where: {
-      status: 'pending',
+      status: query.status,
       kind: { in: ['approval', 'suspension'] },
       agentId: query.agentId,
       toolName: query.toolName,
@@ -72,6 +75,7 @@ export async function listInbox(query: InboxQuery): Promise<{ items: InboxItem[]
       const call = toPendingCall(row);
       return {
         id: call.id,
+        status: call.status as InboxItem['status'],
         // A person addresses a call through the top-level run (a sub-agent's call under its delegation).
         runId: call.rootRunId,
         toolCallId: call.rootToolCallId,
