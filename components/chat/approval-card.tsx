@@ -41,7 +41,7 @@ export function ApprovalCard({ data, tool, viewerId, people, acting, disabled, o
   const approved = decided && data.decision?.approved !== false;
   const state = !decided ? 'pending' : approved ? 'approved' : 'declined';
   const mayDecide = data.approvers === 'requester';
-  const chain = data.chain && data.chain.length > 1 ? data.chain.join(' › ') : null;
+  const chain = data.chain && data.chain.length > 2 ? data.chain.join(' › ') : null;
   const busy = acting || disabled;
 
   const decide = (ok: boolean) => {
@@ -87,7 +87,7 @@ export function ApprovalCard({ data, tool, viewerId, people, acting, disabled, o
         <p className="mt-3 flex items-center gap-2 rounded-md bg-muted px-3 py-2 text-sm" role="status">
           <Hourglass className="size-4 shrink-0 text-muted-foreground" aria-hidden />
           <span>
-            <strong className="font-medium">Waiting for a reviewer.</strong> This action needs someone else’s approval; the chat updates when they decide.
+            <strong className="font-medium">Waiting for a reviewer.</strong> Only a reviewer can approve this action.
           </span>
         </p>
       ) : declining ? (

@@ -6,7 +6,7 @@ import type { FriendlyError } from '@/components/ui/api-error';
 
 /** A refused or failed request, as a sentence with a next step. */
 export function ChatErrorBanner({ error, onDismiss, onRefresh }: { error: FriendlyError; onDismiss: () => void; onRefresh: () => void }) {
-  const canRefresh = ['ALREADY_DECIDED', 'FINGERPRINT_MISMATCH', 'NO_SNAPSHOT_FOUND', 'TOOL_CALL_NOT_SUSPENDED'].includes(error.code);
+  const canRefresh = ['FINGERPRINT_MISMATCH', 'NO_SNAPSHOT_FOUND', 'TOOL_CALL_NOT_SUSPENDED'].includes(error.code);
   return (
     <div
       role="alert"

@@ -8,9 +8,19 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { ChatErrorBanner } from './chat-error';
 import { Composer } from './composer';
 import { MessageView } from './message';
-import { isCardPart, pendingCards, type CardAction, type CardPart, type ChatMessage } from './types';
+import {
+  clearResponded,
+  isCardPart,
+  markResponded,
+  messageIdOfCall,
+  pendingCards,
+  type CardAction,
+  type CardPart,
+  type ChatMessage,
+} from './types';
 import { friendlyError, parseApiError, type FriendlyError } from '@/components/ui/api-error';
 import { describeToolCall, type People } from '@/components/ui/describe';
+import { useHydrated } from '@/components/ui/use-hydrated';
 
 export interface ChatViewProps {
   threadId: string;
@@ -27,21 +37,53 @@ function pendingIds(messages: ChatMessage[]): Set<string> {
   return new Set(messages.flatMap((message) => pendingCards(message).map((card) => card.data.toolCallId)));
 }
 
+function textLength(message: ChatMessage | undefined): number {
+  return message?.parts.reduce((sum, part) => sum + (part.type === 'text' ? part.text.length : 0), 0) ?? 0;
+}
+
 /**
- * Whether the server's copy of the thread is newer than ours: it has more messages, or it shows a
- * card as decided that we still show as pending (someone decided elsewhere, e.g. in the inbox).
+ * Whether the server's copy of the thread is ahead of ours, i.e. someone moved it on elsewhere (a
+ * reviewer decided, a run continued): it has more messages, shows a card as decided that we show
+ * as pending, or its last message has grown. Never true for a copy that is merely older, so a late
+ * refresh cannot take back what this tab already streamed.
  */
-function serverIsNewer(client: ChatMessage[], server: ChatMessage[]): boolean {
-  if (server.length > client.length) return true;
+function serverIsAhead(client: ChatMessage[], server: ChatMessage[]): boolean {
+  if (server.length !== client.length) return server.length > client.length;
   const waiting = pendingIds(client);
-  if (waiting.size === 0) return false;
-  return server.some((message) =>
+  const decidedThere = server.some((message) =>
     message.parts.some((part) => isCardPart(part) && part.data.resumed === true && waiting.has(part.data.toolCallId)),
   );
+  if (decidedThere) return true;
+  const [mine, theirs] = [client.at(-1), server.at(-1)];
+  if (!mine || !theirs || mine.id !== theirs.id) return false;
+  if (theirs.parts.length !== mine.parts.length) return theirs.parts.length > mine.parts.length;
+  return textLength(theirs) > textLength(mine);
+}
+
+/**
+ * Listens to `/api/chat/{id}/events` (SSE: the thread changed elsewhere) and calls `onActivity`.
+ * @returns whether the feed is connected (callers fall back to polling when it is not)
+ */
+function useThreadActivity(threadId: string, onActivity: () => void): boolean {
+  const [connected, setConnected] = useState(false);
+  const callback = useRef(onActivity);
+  callback.current = onActivity;
+  useEffect(() => {
+    const source = new EventSource(`/api/chat/${encodeURIComponent(threadId)}/events`);
+    source.onopen = () => setConnected(true);
+    source.onmessage = () => callback.current();
+    source.onerror = () => setConnected(source.readyState === EventSource.OPEN);
+    return () => source.close();
+  }, [threadId]);
+  return connected;
 }
 
 function toFriendly(error: Error, people: People, viewerId: string): FriendlyError {
   const parsed = parseApiError(error.message);
+  if (parsed?.code === 'ALREADY_DECIDED') {
+    // The chat fetches the outcome by itself (see below), so the card is the next step.
+    return { ...friendlyError(parsed, people, viewerId), next: 'The card now shows their decision.' };
+  }
   if (parsed) return friendlyError(parsed, people, viewerId);
   const text = error.message.trim();
   // An error chunk inside the stream carries a sentence from the server; a failed fetch does not.
@@ -72,36 +114,43 @@ export function ChatView({ threadId, initialMessages, viewerId, people }: ChatVi
   });
   const [draft, setDraft] = useState('');
   const [actingOn, setActingOn] = useState<string | null>(null);
+  const [actingMessage, setActingMessage] = useState<string | null>(null);
+  const messagesRef = useRef(messages);
+  messagesRef.current = messages;
   const busy = status === 'submitted' || status === 'streaming';
+  const hydrated = useHydrated();
 
-  // Adopt the server's copy when it is newer (a reviewer decided while we waited).
+  // Adopt the server's copy when it is ahead (someone decided elsewhere). Only fresh server data
+  // counts, and never while this tab streams: its own stream is the newer copy then.
+  const seenServerCopy = useRef(initialMessages);
   useEffect(() => {
-    if (busy) return;
-    setMessages((current) => (serverIsNewer(current, initialMessages) ? initialMessages : current));
+    if (initialMessages === seenServerCopy.current || busy) return;
+    seenServerCopy.current = initialMessages;
+    setMessages((current) => (serverIsAhead(current, initialMessages) ? initialMessages : current));
   }, [initialMessages, busy, setMessages]);
 
   const pending = useMemo(() => messages.flatMap((message) => pendingCards(message)), [messages]);
   const reviewerWait = pending.find((card) => card.type === 'data-tool-call-approval' && card.data.approvers === 'reviewer');
 
-  // While someone else has to decide, look for their decision every few seconds.
+  // The thread changed elsewhere (a reviewer decided, the run went on): fetch the server's copy.
+  const busyRef = useRef(busy);
+  busyRef.current = busy;
+  const refreshTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const live = useThreadActivity(threadId, () => {
+    if (busyRef.current) return;
+    clearTimeout(refreshTimer.current);
+    refreshTimer.current = setTimeout(() => router.refresh(), 150);
+  });
+  useEffect(() => () => clearTimeout(refreshTimer.current), []);
+
+  // Without the live feed, look for a reviewer's decision every few seconds instead.
   useEffect(() => {
-    if (!reviewerWait || busy) return;
+    if (live || !reviewerWait || busy) return;
     const timer = setInterval(() => {
       if (document.visibilityState === 'visible') router.refresh();
     }, 4_000);
     return () => clearInterval(timer);
-  }, [reviewerWait, busy, router]);
-
-  // Coming back to the tab may reveal decisions made meanwhile.
-  const hasPending = pending.length > 0;
-  useEffect(() => {
-    if (!hasPending) return;
-    const onVisible = () => {
-      if (document.visibilityState === 'visible') router.refresh();
-    };
-    document.addEventListener('visibilitychange', onVisible);
-    return () => document.removeEventListener('visibilitychange', onVisible);
-  }, [hasPending, router]);
+  }, [live, reviewerWait, busy, router]);
 
   const friendly = error ? toFriendly(error, people, viewerId) : null;
   const conflict = friendly?.code === 'ALREADY_DECIDED';
@@ -109,6 +158,14 @@ export function ChatView({ threadId, initialMessages, viewerId, people }: ChatVi
     // Someone else decided first: fetch the outcome so the card shows it.
     if (conflict) router.refresh();
   }, [conflict, router]);
+
+  // Follow the conversation while the reader is at the bottom.
+  const scroller = useRef<HTMLDivElement>(null);
+  const stickToBottom = useRef(true);
+  useEffect(() => {
+    const el = scroller.current;
+    if (el && stickToBottom.current) el.scrollTop = el.scrollHeight;
+  }, [messages, friendly?.message]);
 
   const send = useCallback(
     (text: string) => {
@@ -126,6 +183,9 @@ export function ChatView({ threadId, initialMessages, viewerId, people }: ChatVi
     async (action: CardAction) => {
       clearError();
       setActingOn(action.toolCallId);
+      setActingMessage(messageIdOfCall(messagesRef.current, action.toolCallId) ?? null);
+      // The continuation must stream into the message holding this card, even when it is not the last.
+      setMessages((current) => markResponded(current, action.toolCallId, action.type === 'resume' || action.approved));
       try {
         if (action.type === 'decision') {
           const { type: _type, ...decision } = action;
@@ -135,21 +195,16 @@ export function ChatView({ threadId, initialMessages, viewerId, people }: ChatVi
           await sendMessage(undefined, { body: { resume } });
         }
       } finally {
+        setMessages(clearResponded);
         setActingOn(null);
+        setActingMessage(null);
       }
     },
-    [clearError, sendMessage],
+    [clearError, sendMessage, setMessages],
   );
 
-  // Follow the conversation while the reader is at the bottom.
-  const scroller = useRef<HTMLDivElement>(null);
-  const stickToBottom = useRef(true);
-  useEffect(() => {
-    const el = scroller.current;
-    if (el && stickToBottom.current) el.scrollTop = el.scrollHeight;
-  }, [messages, friendly?.message]);
-
-  const lastId = messages.at(-1)?.id;
+  // A decision continues the message holding its card, which need not be the last.
+  const streamingId = actingMessage ?? messages.at(-1)?.id;
 
   return (
     <div className="flex min-h-0 flex-1 flex-col">
@@ -177,15 +232,15 @@ export function ChatView({ threadId, initialMessages, viewerId, people }: ChatVi
                 message={message}
                 viewerId={viewerId}
                 people={people}
-                streaming={busy && message.id === lastId}
+                streaming={busy && message.id === streamingId}
                 actingOn={actingOn}
-                busy={busy}
+                busy={busy || !hydrated}
                 onAction={onAction}
               />
             ))
           )}
           {status === 'submitted' && messages.at(-1)?.role === 'user' ? (
-            <p className="animate-pulse pl-10 text-sm text-muted-foreground">Thinking…</p>
+            <p className="animate-pulse text-sm text-muted-foreground sm:pl-10">Thinking…</p>
           ) : null}
         </div>
       </div>

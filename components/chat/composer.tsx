@@ -3,6 +3,7 @@
 import { ArrowUp, Square } from 'lucide-react';
 import { useId, useRef, type KeyboardEvent } from 'react';
 import { Button } from '@/components/ui/button';
+import { useHydrated } from '@/components/ui/use-hydrated';
 import { Textarea } from '@/components/ui/textarea';
 
 export interface ComposerProps {
@@ -19,7 +20,8 @@ export function Composer({ value, onChange, onSend, onStop, busy }: ComposerProp
   const inputId = useId();
   const hintId = useId();
   const formRef = useRef<HTMLFormElement>(null);
-  const canSend = value.trim().length > 0 && !busy;
+  const hydrated = useHydrated();
+  const canSend = value.trim().length > 0 && !busy && hydrated;
 
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
     if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
@@ -46,9 +48,11 @@ export function Composer({ value, onChange, onSend, onStop, busy }: ComposerProp
         value={value}
         onChange={(event) => onChange(event.target.value)}
         onKeyDown={onKeyDown}
-        placeholder="Ask the agent… (try “delete record rec-42”)"
+        placeholder="Message the agent…"
         rows={1}
         maxLength={8000}
+        // Typing before hydration would be lost: the box accepts text once it can keep it.
+        readOnly={!hydrated}
         aria-describedby={hintId}
         className="max-h-48 min-h-9 flex-1 resize-none border-0 bg-transparent px-2 py-1.5 shadow-none [field-sizing:content] focus-visible:ring-0"
       />

@@ -31,7 +31,7 @@ export function MessageView({ message, viewerId, people, streaming, actingOn, bu
     const text = message.parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
     return (
       <div data-testid="message-user" className="flex justify-end">
-        <div className="max-w-[85%] rounded-2xl rounded-br-md bg-primary px-4 py-2 text-sm whitespace-pre-wrap text-primary-foreground">{text}</div>
+        <div className="max-w-[85%] rounded-2xl rounded-br-md bg-primary px-4 py-2 text-sm whitespace-pre-wrap [overflow-wrap:anywhere] text-primary-foreground">{text}</div>
       </div>
     );
   }
@@ -78,7 +78,7 @@ export function MessageView({ message, viewerId, people, streaming, actingOn, bu
 
   return (
     <div data-testid="message-assistant" className="flex gap-3">
-      <div className="mt-0.5 flex size-7 shrink-0 items-center justify-center rounded-full border border-border bg-card" aria-hidden>
+      <div className="mt-0.5 hidden size-7 shrink-0 items-center justify-center rounded-full border border-border bg-card sm:flex" aria-hidden>
         <Bot className="size-4 text-muted-foreground" />
       </div>
       <div className="flex min-w-0 flex-1 flex-col gap-3">

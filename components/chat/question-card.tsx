@@ -28,7 +28,7 @@ export function QuestionCard({ data, tool, viewerId, people, acting, disabled, o
   const titleId = useId();
   const answered = data.resumed === true;
   const question = questionText(data.suspendPayload);
-  const chain = data.chain && data.chain.length > 1 ? data.chain.join(' › ') : null;
+  const chain = data.chain && data.chain.length > 2 ? data.chain.join(' › ') : null;
 
   return (
     <section

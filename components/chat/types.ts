@@ -23,3 +23,51 @@ export function pendingCards(message: ChatMessage | undefined): CardPart[] {
   if (!message || message.role !== 'assistant') return [];
   return message.parts.filter(isCardPart).filter((part) => !part.data.resumed);
 }
+
+type LooseToolPart = { type: string; toolCallId?: string; state?: string; approval?: unknown };
+
+function isToolPartOf(part: ChatPart, toolCallId?: string): boolean {
+  const loose = part as LooseToolPart;
+  return (part.type.startsWith('tool-') || part.type === 'dynamic-tool') && (toolCallId === undefined || loose.toolCallId === toolCallId);
+}
+
+/**
+ * Marks the tool part of `toolCallId` as answered ('approval-responded'), so that `useChat`'s
+ * `sendMessage(undefined, …)` continues the message holding that call rather than the last one
+ * (the AI SDK picks the newest assistant message with such a part). Without a tool part for the
+ * call, nothing is marked and the last message is continued.
+ */
+export function markResponded(messages: ChatMessage[], toolCallId: string, approved: boolean): ChatMessage[] {
+  return messages.map((message) => {
+    if (message.role !== 'assistant' || !message.parts.some((part) => isToolPartOf(part, toolCallId))) return message;
+    return {
+      ...message,
+      parts: message.parts.map((part) => {
+        const loose = part as LooseToolPart;
+        if (!isToolPartOf(part, toolCallId) || loose.state !== 'input-available') return part;
+        return { ...part, state: 'approval-responded', approval: { id: toolCallId, approved } } as unknown as ChatPart;
+      }),
+    };
+  });
+}
+
+/** Undoes `markResponded` for any part the continuation did not move on (e.g. a refused decision). */
+export function clearResponded(messages: ChatMessage[]): ChatMessage[] {
+  return messages.map((message) => {
+    if (!message.parts.some((part) => (part as LooseToolPart).state === 'approval-responded')) return message;
+    return {
+      ...message,
+      parts: message.parts.map((part) => {
+        const loose = part as LooseToolPart;
+        if (loose.state !== 'approval-responded') return part;
+        const { approval: _approval, ...rest } = loose;
+        return { ...rest, state: 'input-available' } as unknown as ChatPart;
+      }),
+    };
+  });
+}
+
+/** The id of the message holding the card of `toolCallId`. */
+export function messageIdOfCall(messages: ChatMessage[], toolCallId: string): string | undefined {
+  return messages.find((message) => message.parts.some((part) => isCardPart(part) && part.data.toolCallId === toolCallId))?.id;
+}

@@ -1,4 +1,4 @@
-import { parseJsonEventStream, readUIMessageStream, uiMessageChunkSchema, type UIMessage, type UIMessageChunk } from 'ai';
+import { parseJsonEventStream, uiMessageChunkSchema, type UIMessageChunk } from 'ai';
 import { friendlyError, parseApiError, type FriendlyError } from '@/components/ui/api-error';
 import type { People } from '@/components/ui/describe';
 
@@ -24,30 +24,30 @@ export async function continueRun(path: string, body: unknown, people: People, v
     return { ok: false, error: friendlyError(parseApiError(text), people, viewerId) };
   }
 
-  const chunks = parseJsonEventStream({ stream: response.body, schema: uiMessageChunkSchema }).pipeThrough(
-    new TransformStream<{ success: boolean; value?: unknown }, UIMessageChunk>({
-      transform(result, controller) {
-        if (result.success) controller.enqueue(result.value as UIMessageChunk);
-      },
-    }),
-  );
-  let last: UIMessage | undefined;
+  // The continuation belongs to a message this page never saw (its tool parts live in the chat), so
+  // the chunks are read directly rather than folded into a UI message.
+  const reader = parseJsonEventStream({ stream: response.body, schema: uiMessageChunkSchema }).getReader();
+  let text = '';
+  let paused = false;
   let streamError: string | undefined;
-  for await (const message of readUIMessageStream({ stream: chunks, onError: (error) => (streamError = String(error)) })) {
-    last = message;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (!value.success) continue;
+    const chunk = value.value as UIMessageChunk;
+    if (chunk.type === 'text-delta') text += chunk.delta;
+    else if (chunk.type === 'text-end') text += ' ';
+    else if (chunk.type === 'error') streamError = chunk.errorText;
+    else if (chunk.type === 'data-tool-call-approval' || chunk.type === 'data-tool-call-suspended') {
+      if (!(chunk.data as { resumed?: boolean } | undefined)?.resumed) paused = true;
+    }
   }
   if (streamError) {
-    return { ok: false, error: { code: 'STREAM_ERROR', message: 'The run continued but then failed.', next: 'Open the chat to see where it stopped.', issues: [streamError] } };
+    return {
+      ok: false,
+      error: { code: 'STREAM_ERROR', message: 'The decision was recorded, but the run failed afterwards.', next: 'Open the chat to see where it stopped.', issues: [streamError] },
+    };
   }
-  const parts = last?.parts ?? [];
-  const text = parts
-    .map((part) => (part.type === 'text' ? part.text : ''))
-    .join(' ')
-    .trim();
-  const paused = parts.some(
-    (part) =>
-      (part.type === 'data-tool-call-approval' || part.type === 'data-tool-call-suspended') &&
-      !(part as { data?: { resumed?: boolean } }).data?.resumed,
-  );
+  text = text.trim();
   return { ok: true, text, paused };
 }

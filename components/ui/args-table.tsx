@@ -19,7 +19,7 @@ export function ArgsTable({ args, className, label = 'Arguments' }: { args: unkn
           <tbody>
             {(entries ?? [['value', args] as const]).map(([key, value]) => (
               <tr key={key} className="border-b border-border/60 last:border-0">
-                <th scope="row" className="w-1/3 max-w-40 py-1 pr-3 text-left align-top font-mono text-xs font-normal text-muted-foreground">
+                <th scope="row" className="w-px py-1 pr-4 text-left align-top font-mono text-xs font-normal whitespace-nowrap text-muted-foreground">
                   {key}
                 </th>
                 <td className="py-1 align-top font-mono text-xs break-all whitespace-pre-wrap">{formatValue(value)}</td>

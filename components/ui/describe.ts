@@ -108,3 +108,15 @@ export function questionText(suspendPayload: unknown): string | undefined {
 export function shortFingerprint(fingerprint: string): string {
   return fingerprint.replace(/^sha256:/, '').slice(0, 8);
 }
+
+const POLICY: Record<string, string> = {
+  tool: 'The tool always asks',
+  request: 'The request asked for approval',
+  'agent-default': 'The agent’s default',
+  'policy-error': 'Policy failed, so approval is required',
+};
+
+/** Why a call needs approval, in words (the runtime stores a reason code). */
+export function policyText(policy: string): string {
+  return POLICY[policy] ?? policy;
+}

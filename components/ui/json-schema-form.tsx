@@ -33,7 +33,7 @@ type JsonObject = Record<string, unknown>;
  *
  * @returns the schema, or null when the string is not a JSON object
  */
-export function parseJsonSchema(text: string): RJSFSchema | null {
+function parseJsonSchema(text: string): RJSFSchema | null {
   try {
     const parsed: unknown = JSON.parse(text);
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return null;
@@ -44,7 +44,7 @@ export function parseJsonSchema(text: string): RJSFSchema | null {
   }
 }
 
-function FieldTemplate({ id, label, children, errors, help, description, hidden, required, displayLabel, schema, classNames }: FieldTemplateProps) {
+function FieldTemplate({ id, label, children, errors, help, description, rawDescription, hidden, required, displayLabel, schema, classNames }: FieldTemplateProps) {
   if (hidden) return <div className="hidden">{children}</div>;
   const isCheckbox = schema.type === 'boolean';
   return (
@@ -59,7 +59,7 @@ function FieldTemplate({ id, label, children, errors, help, description, hidden,
           ) : null}
         </label>
       ) : null}
-      {displayLabel && description ? <div className="text-xs text-muted-foreground">{description}</div> : null}
+      {displayLabel && rawDescription ? <div className="text-xs text-muted-foreground">{description}</div> : null}
       {children}
       {errors}
       {help}
@@ -158,10 +158,12 @@ export interface JsonSchemaFormProps {
   busy?: boolean;
   /** Extra buttons next to Submit. */
   actions?: ReactNode;
+  /** Values to start from (keep the reference stable). */
+  initialData?: unknown;
 }
 
 /** Renders the schema's fields, validates on submit and calls `onSubmit` with valid data only. */
-export function JsonSchemaForm({ schema, idPrefix, onSubmit, submitLabel = 'Submit', submitTestId, busy = false, actions }: JsonSchemaFormProps) {
+export function JsonSchemaForm({ schema, idPrefix, onSubmit, submitLabel = 'Submit', submitTestId, busy = false, actions, initialData }: JsonSchemaFormProps) {
   const parsed = useMemo(() => parseJsonSchema(schema), [schema]);
   const customValidate = useMemo(() => (parsed ? blankRequiredValidator(parsed) : undefined), [parsed]);
   if (!parsed) {
@@ -174,6 +176,7 @@ export function JsonSchemaForm({ schema, idPrefix, onSubmit, submitLabel = 'Subm
       validator={validator}
       templates={templates}
       idPrefix={idPrefix}
+      formData={initialData}
       noHtml5Validate
       showErrorList={false}
       focusOnFirstError
@@ -181,6 +184,8 @@ export function JsonSchemaForm({ schema, idPrefix, onSubmit, submitLabel = 'Subm
       customValidate={customValidate}
       disabled={busy}
       onSubmit={({ formData }) => onSubmit(formData)}
+      // Errors are shown beside their fields; without a handler rjsf logs them as console errors.
+      onError={() => {}}
     >
       <div className="flex flex-wrap items-center gap-2">
         <Button type="submit" variant="primary" size="sm" disabled={busy} data-testid={submitTestId}>
@@ -191,4 +196,24 @@ export function JsonSchemaForm({ schema, idPrefix, onSubmit, submitLabel = 'Subm
       </div>
     </Form>
   );
+}
+
+/**
+ * A JSON Schema for editing a call's arguments, inferred from their current values (strings, numbers
+ * and booleans are editable; other values are kept as they are). The server validates the edited
+ * arguments against the tool's real input schema.
+ *
+ * @returns the schema as a string, or null when nothing is editable
+ */
+export function schemaFromArgs(args: unknown): string | null {
+  if (!args || typeof args !== 'object' || Array.isArray(args)) return null;
+  const properties: Record<string, { type: string }> = {};
+  for (const [key, value] of Object.entries(args as JsonObject)) {
+    if (typeof value === 'string') properties[key] = { type: 'string' };
+    else if (typeof value === 'number') properties[key] = { type: 'number' };
+    else if (typeof value === 'boolean') properties[key] = { type: 'boolean' };
+  }
+  const keys = Object.keys(properties);
+  if (keys.length === 0) return null;
+  return JSON.stringify({ type: 'object', properties, required: keys.filter((key) => properties[key]!.type !== 'boolean') });
 }

@@ -13,7 +13,3 @@ export function Textarea({ className, ...props }: ComponentProps<'textarea'>) {
 export function Input({ className, ...props }: ComponentProps<'input'>) {
   return <input className={cn(fieldClass, 'h-9 py-1', className)} {...props} />;
 }
-
-export function Label({ className, ...props }: ComponentProps<'label'>) {
-  return <label className={cn('text-sm font-medium', className)} {...props} />;
-}

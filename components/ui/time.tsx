@@ -2,16 +2,7 @@
 
 import { useSyncExternalStore } from 'react';
 import { formatAgo, formatClock, formatExact } from './format-time';
-
-const noop = () => () => {};
-
-/**
- * True once the component runs in the browser after hydration. Times are shown in the viewer's
- * time zone, which the server does not know, so they render only on the client.
- */
-export function useHydrated(): boolean {
-  return useSyncExternalStore(noop, () => true, () => false);
-}
+import { useHydrated } from './use-hydrated';
 
 // One shared clock for every relative time on the page, ticking every 15 s.
 let now = Date.now();
@@ -34,7 +25,7 @@ function subscribeClock(listener: () => void) {
 }
 
 /** Milliseconds since the epoch, refreshed every 15 s; null during server rendering. */
-export function useNow(): number | null {
+function useNow(): number | null {
   return useSyncExternalStore(subscribeClock, () => now, () => null);
 }
 

@@ -1,0 +1,229 @@
+'use client';
+
+import { Check, Copy, LoaderCircle, Pencil, RefreshCw, TriangleExclamationPoint, X } from 'lucide-react';
+import { useEffect, useId, useMemo, useRef, type ReactNode } from 'react';
+import { toast } from 'sonner';
+import { ApproverBadge } from './inbox-row';
+import type { InboxAction, InboxItem } from './types';
+import type { FriendlyError } from '@/components/ui/api-error';
+import { ArgsTable } from '@/components/ui/args-table';
+import { Button } from '@/components/ui/button';
+import { describeToolCall, personName, policyText, questionText, shortFingerprint, type People } from '@/components/ui/describe';
+import { JsonSchemaForm, schemaFromArgs } from '@/components/ui/json-schema-form';
+import { Textarea } from '@/components/ui/textarea';
+import { Tooltip } from '@/components/ui/tooltip';
+import { LocalTime, RelativeTime } from '@/components/ui/time';
+
+export type DetailMode = 'idle' | 'decline' | 'edit';
+
+export interface InboxDetailProps {
+  item: InboxItem;
+  people: People;
+  /** The action being sent for this row, if any. */
+  acting: InboxAction['type'] | null;
+  error: FriendlyError | null;
+  /** Decided elsewhere: actions are gone, the error explains. */
+  stale: boolean;
+  /** Which form is open: none, the decline reason, or the argument editor. */
+  mode: DetailMode;
+  onModeChange: (mode: DetailMode) => void;
+  reason: string;
+  onReasonChange: (reason: string) => void;
+  onAction: (action: InboxAction) => void;
+  onDismissError: () => void;
+  onRefresh: () => void;
+}
+
+function Meta({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div className="flex min-w-0 flex-col gap-0.5">
+      <dt className="text-xs text-muted-foreground">{label}</dt>
+      <dd className="min-w-0 text-sm break-words">{children}</dd>
+    </div>
+  );
+}
+
+/** Everything about one pending call and the reviewer's actions on it. */
+export function InboxDetail(props: InboxDetailProps) {
+  const { item, people, acting, error, stale, mode, onModeChange, reason, onReasonChange, onAction, onDismissError, onRefresh } = props;
+  const declining = mode === 'decline';
+  const editSchema = useMemo(() => (item.kind === 'approval' ? schemaFromArgs(item.args) : null), [item.kind, item.args]);
+  const reasonId = useId();
+  const reasonRef = useRef<HTMLTextAreaElement>(null);
+  const busy = acting !== null;
+  const question = item.kind === 'suspension' ? (questionText(item.suspendPayload) ?? 'The tool needs more information.') : null;
+
+  useEffect(() => {
+    if (declining) reasonRef.current?.focus();
+  }, [declining]);
+
+  // Named by the tool, not by the heading: a question heading ("Which city…?") would also match a field label like "city".
+  return (
+    <section aria-label={`Details: ${item.toolName}`} className="flex max-w-3xl flex-col gap-4 p-4 lg:p-6">
+      <header className="flex flex-col gap-1.5">
+        <div className="flex flex-wrap items-center gap-2">
+          <span className="font-mono text-sm font-semibold">{item.toolName}</span>
+          <ApproverBadge item={item} />
+        </div>
+        <h2 className="text-lg font-semibold text-balance">
+          {question ?? describeToolCall(item.toolName, item.args)}
+        </h2>
+      </header>
+
+      <dl className="grid grid-cols-2 gap-x-4 gap-y-3 sm:grid-cols-3">
+        <Meta label="Requested by">{personName(item.requester, people)}</Meta>
+        <Meta label="Agent">
+          {item.chain.length > 0 ? item.chain.join(' › ') : item.agentId}
+        </Meta>
+        <Meta label="Waiting since">
+          <RelativeTime iso={item.createdAt} /> <span className="text-muted-foreground">(<LocalTime iso={item.createdAt} />)</span>
+        </Meta>
+        <Meta label="Fingerprint">
+          <Tooltip content={<span className="font-mono break-all">{item.fingerprint}</span>}>
+            <button
+              type="button"
+              aria-label={`Copy fingerprint ${item.fingerprint}`}
+              onClick={() =>
+                void navigator.clipboard?.writeText(item.fingerprint).then(
+                  () => toast('Fingerprint copied'),
+                  () => toast.error('Could not copy; select it from the tooltip instead.'),
+                )
+              }
+              className="inline-flex items-center gap-1 rounded font-mono text-xs hover:text-primary focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring"
+            >
+              {shortFingerprint(item.fingerprint)}
+              <Copy className="size-3 text-muted-foreground" aria-hidden />
+            </button>
+          </Tooltip>
+        </Meta>
+        <Meta label={item.kind === 'suspension' ? 'Kind' : 'Why it waits'}>
+          {item.kind === 'suspension' ? 'A question from the tool' : policyText(item.policy)}
+        </Meta>
+        <Meta label="Run">
+          <code className="font-mono text-xs" title={item.runId}>
+            {item.runId.slice(0, 8)}
+          </code>
+        </Meta>
+      </dl>
+
+      <div>
+        <h3 className="mb-1 text-sm font-medium">Arguments</h3>
+        <ArgsTable args={item.args} />
+      </div>
+
+      {error ? (
+        <div role="alert" data-testid="inbox-error" data-code={error.code} className="flex items-start gap-3 rounded-lg border border-destructive/40 bg-destructive/5 px-3 py-2 text-sm">
+          <TriangleExclamationPoint className="mt-0.5 size-4 shrink-0 text-destructive" aria-hidden />
+          <div className="min-w-0 flex-1">
+            <p className="font-medium">{error.message}</p>
+            {error.issues.length > 0 ? (
+              <ul className="mt-1 list-disc pl-5 text-muted-foreground">
+                {error.issues.map((issue) => (
+                  <li key={issue}>{issue}</li>
+                ))}
+              </ul>
+            ) : null}
+            <p className="text-muted-foreground">{error.next}</p>
+          </div>
+          {stale ? (
+            <Button size="sm" variant="outline" onClick={onRefresh}>
+              <RefreshCw aria-hidden /> Refresh
+            </Button>
+          ) : (
+            <Button size="icon-sm" variant="ghost" aria-label="Dismiss error" onClick={onDismissError}>
+              <X aria-hidden />
+            </Button>
+          )}
+        </div>
+      ) : null}
+
+      {stale ? null : item.kind === 'suspension' ? (
+        <div className="flex flex-col gap-2 rounded-lg border border-border p-4">
+          <h3 className="text-sm font-medium">Answer for {personName(item.requester, people)}</h3>
+          <JsonSchemaForm
+            schema={item.resumeSchema}
+            idPrefix={`inbox-${item.id.replace(/[^A-Za-z0-9_-]/g, '')}`}
+            submitTestId="inbox-answer-submit"
+            submitLabel="Send answer"
+            busy={busy}
+            onSubmit={(resumeData) => onAction({ type: 'answer', resumeData })}
+          />
+        </div>
+      ) : mode === 'edit' && editSchema ? (
+        <div className="flex flex-col gap-2 rounded-lg border border-border p-4">
+          <h3 className="text-sm font-medium">Approve with edits</h3>
+          <p className="text-xs text-muted-foreground">The tool runs with these values; the audit keeps both versions.</p>
+          <JsonSchemaForm
+            schema={editSchema}
+            idPrefix={`edit-${item.id.replace(/[^A-Za-z0-9_-]/g, '')}`}
+            initialData={item.args}
+            submitTestId="inbox-edit-submit"
+            submitLabel="Approve edited call"
+            busy={busy}
+            onSubmit={(edited) => onAction({ type: 'approve', args: { ...(item.args as object), ...(edited as object) } })}
+            actions={
+              <Button variant="ghost" size="sm" disabled={busy} onClick={() => onModeChange('idle')}>
+                Cancel
+              </Button>
+            }
+          />
+        </div>
+      ) : declining ? (
+        <div className="flex flex-col gap-2 rounded-lg border border-border p-4">
+          <label htmlFor={reasonId} className="text-sm font-medium">
+            Reason for declining <span className="font-normal text-muted-foreground">(the agent and the requester see it)</span>
+          </label>
+          <Textarea
+            id={reasonId}
+            ref={reasonRef}
+            data-testid="inbox-decline-reason"
+            value={reason}
+            onChange={(event) => onReasonChange(event.target.value)}
+            onKeyDown={(event) => {
+              if (event.key === 'Escape') onModeChange('idle');
+            }}
+            maxLength={2000}
+            rows={3}
+            placeholder="e.g. Refunds over $100 need a manager’s sign-off"
+            disabled={busy}
+          />
+          <div className="flex flex-wrap gap-2">
+            <Button
+              variant="destructive"
+              size="sm"
+              data-testid="inbox-decline-confirm"
+              disabled={busy}
+              onClick={() => onAction({ type: 'decline', reason: reason.trim() || undefined })}
+            >
+              {acting === 'decline' ? <LoaderCircle className="animate-spin" aria-hidden /> : <X aria-hidden />}
+              Decline
+            </Button>
+            <Button variant="ghost" size="sm" disabled={busy} onClick={() => onModeChange('idle')}>
+              Cancel
+            </Button>
+          </div>
+        </div>
+      ) : (
+        <div className="flex flex-wrap items-center gap-2">
+          <Button variant="primary" data-testid="inbox-approve" disabled={busy} onClick={() => onAction({ type: 'approve' })}>
+            {acting === 'approve' ? <LoaderCircle className="animate-spin" aria-hidden /> : <Check aria-hidden />}
+            Approve
+          </Button>
+          <Button variant="outline" data-testid="inbox-decline" disabled={busy} onClick={() => onModeChange('decline')}>
+            <X aria-hidden />
+            Decline…
+          </Button>
+          {editSchema ? (
+            <Button variant="ghost" data-testid="inbox-edit" disabled={busy} onClick={() => onModeChange('edit')}>
+              <Pencil aria-hidden />
+              Edit…
+            </Button>
+          ) : null}
+          <span className="hidden text-xs text-muted-foreground sm:inline">
+            Keys: <kbd className="font-mono">a</kbd> approve, <kbd className="font-mono">d</kbd> decline, <kbd className="font-mono">e</kbd> edit, <kbd className="font-mono">j</kbd>/<kbd className="font-mono">k</kbd> move
+          </span>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,63 @@
+import { MessageCircleQuestionMark, ShieldCheck, UserRound } from 'lucide-react';
+import type { Ref } from 'react';
+import type { InboxItem } from './types';
+import { Badge } from '@/components/ui/badge';
+import { cn } from '@/components/ui/cn';
+import { personName, questionText, summarizeArgs, type People } from '@/components/ui/describe';
+import { RelativeTime } from '@/components/ui/time';
+
+/** The badge saying who may decide a call (or that it is a question). */
+export function ApproverBadge({ item }: { item: InboxItem }) {
+  if (item.kind === 'suspension') return <Badge tone="neutral">Question</Badge>;
+  return item.approvers === 'reviewer' ? <Badge tone="accent">Reviewer only</Badge> : <Badge tone="neutral">Requester or reviewer</Badge>;
+}
+
+/** The summary line of one pending call, as a button that selects it. */
+export function InboxRowButton({
+  item,
+  people,
+  selected,
+  stale,
+  onSelect,
+  buttonRef,
+}: {
+  item: InboxItem;
+  people: People;
+  selected: boolean;
+  /** Decided elsewhere; kept on screen only to explain the conflict. */
+  stale: boolean;
+  onSelect: () => void;
+  buttonRef: Ref<HTMLButtonElement>;
+}) {
+  const Icon = item.kind === 'suspension' ? MessageCircleQuestionMark : ShieldCheck;
+  const chain = item.chain.length > 0 ? item.chain.join(' › ') : `${item.agentId} › ${item.toolName}`;
+  const summary = item.kind === 'suspension' ? (questionText(item.suspendPayload) ?? summarizeArgs(item.args)) : summarizeArgs(item.args);
+  return (
+    <button
+      ref={buttonRef}
+      type="button"
+      onClick={onSelect}
+      aria-current={selected ? 'true' : undefined}
+      aria-expanded={selected}
+      className={cn(
+        'flex w-full flex-col gap-1 border-l-2 px-4 py-3 text-left focus-visible:bg-muted focus-visible:outline-none',
+        selected ? 'border-l-primary bg-primary/5' : 'border-l-transparent hover:bg-muted/60',
+        stale && 'opacity-60',
+      )}
+    >
+      <span className="flex w-full items-center gap-2">
+        <Icon className={cn('size-4 shrink-0', selected ? 'text-primary' : 'text-muted-foreground')} aria-hidden />
+        <span className="truncate font-mono text-sm font-medium">{item.toolName}</span>
+        <ApproverBadge item={item} />
+        <RelativeTime iso={item.createdAt} className="ml-auto shrink-0 text-xs text-muted-foreground" />
+      </span>
+      <span className="flex w-full min-w-0 items-center gap-1.5 text-xs text-muted-foreground">
+        <UserRound className="size-3 shrink-0" aria-hidden />
+        <span className="shrink-0">{personName(item.requester, people)}</span>
+        <span aria-hidden>·</span>
+        <span className="truncate">{chain}</span>
+      </span>
+      <span className="w-full truncate text-sm text-muted-foreground">{summary || 'No arguments'}</span>
+    </button>
+  );
+}

@@ -1,0 +1,334 @@
+'use client';
+
+import { Inbox as InboxIcon, MessageSquare, Search, Signature } from 'lucide-react';
+import Link from 'next/link';
+import { useRouter } from 'next/navigation';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { toast } from 'sonner';
+import { continueRun } from './continue-run';
+import { InboxDetail, type DetailMode } from './inbox-detail';
+import { InboxRowButton } from './inbox-row';
+import type { InboxAction, InboxItem } from './types';
+import type { FriendlyError } from '@/components/ui/api-error';
+import { Button } from '@/components/ui/button';
+import { cn } from '@/components/ui/cn';
+import { describeToolCall, personName, summarizeArgs, type People } from '@/components/ui/describe';
+import { Input } from '@/components/ui/textarea';
+import { useHydrated } from '@/components/ui/use-hydrated';
+
+export interface InboxViewProps {
+  items: InboxItem[];
+  viewer: { id: string; name: string };
+  people: People;
+}
+
+type KindFilter = 'all' | 'approval' | 'suspension';
+
+/** How often the list looks for new and decided calls while the tab is visible, in ms. */
+const REFRESH_MS = 5_000;
+
+function isTyping(target: EventTarget | null): boolean {
+  const el = target as HTMLElement | null;
+  return !!el && (el.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName));
+}
+
+function matches(item: InboxItem, query: string, people: People): boolean {
+  if (!query) return true;
+  const haystack = [item.toolName, item.agentId, item.chain.join(' '), personName(item.requester, people), item.requester, summarizeArgs(item.args, 500)]
+    .join(' ')
+    .toLowerCase();
+  return query
+    .toLowerCase()
+    .split(/\s+/)
+    .every((word) => haystack.includes(word));
+}
+
+/**
+ * The reviewer's queue, like a mail client: rows on the left, the selected call's detail on the
+ * right (inline under the row on narrow screens). Keys: j/k move, a approve, d decline, e edit, / search.
+ */
+export function InboxView({ items, viewer, people }: InboxViewProps) {
+  const router = useRouter();
+  const [kind, setKind] = useState<KindFilter>('all');
+  const [query, setQuery] = useState('');
+  const [selectedId, setSelectedId] = useState<string | null>(items[0]?.id ?? null);
+  const [acting, setActing] = useState<{ id: string; type: InboxAction['type'] } | null>(null);
+  const [errors, setErrors] = useState<Record<string, FriendlyError>>({});
+  // Rows decided by someone else while we looked at them stay visible (greyed) to explain the conflict.
+  const [stale, setStale] = useState<Record<string, InboxItem>>({});
+  const [mode, setMode] = useState<{ id: string; mode: DetailMode } | null>(null);
+  const [reasons, setReasons] = useState<Record<string, string>>({});
+  const rowRefs = useRef(new Map<string, HTMLButtonElement>());
+  const searchRef = useRef<HTMLInputElement>(null);
+  const [focusId, setFocusId] = useState<string | null>(null);
+  const hydrated = useHydrated();
+
+  const all = useMemo(() => {
+    const live = new Set(items.map((item) => item.id));
+    const ghosts = Object.values(stale).filter((item) => !live.has(item.id));
+    return [...items, ...ghosts].sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
+  }, [items, stale]);
+
+  const counts = useMemo(
+    () => ({
+      all: items.length,
+      approval: items.filter((item) => item.kind === 'approval').length,
+      suspension: items.filter((item) => item.kind === 'suspension').length,
+    }),
+    [items],
+  );
+  const visible = useMemo(
+    () => all.filter((item) => (kind === 'all' || item.kind === kind) && matches(item, query.trim(), people)),
+    [all, kind, query, people],
+  );
+
+  // Keep a selection: when the selected row leaves (decided), move to its neighbour.
+  const lastIndex = useRef(0);
+  const selectedIndex = visible.findIndex((item) => item.id === selectedId);
+  if (selectedIndex >= 0) lastIndex.current = selectedIndex;
+  const selected = selectedIndex >= 0 ? visible[selectedIndex] : (visible[Math.min(lastIndex.current, visible.length - 1)] ?? null);
+
+  useEffect(() => {
+    if (!focusId) return;
+    rowRefs.current.get(focusId)?.focus();
+    setFocusId(null);
+  }, [focusId, visible]);
+
+  // Live updates: look again every few seconds while visible, and when the tab comes back.
+  useEffect(() => {
+    if (acting) return;
+    const refresh = () => {
+      if (document.visibilityState === 'visible') router.refresh();
+    };
+    const timer = setInterval(refresh, REFRESH_MS);
+    document.addEventListener('visibilitychange', refresh);
+    return () => {
+      clearInterval(timer);
+      document.removeEventListener('visibilitychange', refresh);
+    };
+  }, [acting, router]);
+
+  const select = useCallback((id: string, focus = false) => {
+    setSelectedId(id);
+    setMode((open) => (open?.id === id ? open : null));
+    if (focus) setFocusId(id);
+  }, []);
+
+  const act = useCallback(
+    async (item: InboxItem, action: InboxAction) => {
+      if (acting) return;
+      setActing({ id: item.id, type: action.type });
+      setErrors(({ [item.id]: _gone, ...rest }) => rest);
+      const base = `/api/runs/${encodeURIComponent(item.runId)}/tool-calls/${encodeURIComponent(item.toolCallId)}`;
+      const outcome =
+        action.type === 'answer'
+          ? await continueRun(`${base}/resume`, { resumeData: action.resumeData }, people, viewer.id)
+          : await continueRun(
+              `${base}/decision`,
+              {
+                approved: action.type === 'approve',
+                fingerprint: item.fingerprint,
+                ...(action.type === 'decline' && action.reason ? { reason: action.reason } : {}),
+                ...(action.type === 'approve' && action.args !== undefined ? { args: action.args } : {}),
+              },
+              people,
+              viewer.id,
+            );
+      setActing(null);
+      if (!outcome.ok) {
+        setErrors((current) => ({ ...current, [item.id]: outcome.error }));
+        // The call is no longer pending (decided elsewhere, or decided and then failed): keep the row to explain.
+        if (['ALREADY_DECIDED', 'NO_SNAPSHOT_FOUND', 'TOOL_CALL_NOT_SUSPENDED', 'STREAM_ERROR'].includes(outcome.error.code)) {
+          setStale((current) => ({ ...current, [item.id]: item }));
+          router.refresh();
+        }
+        return;
+      }
+      const verb = action.type === 'approve' ? 'Approved' : action.type === 'decline' ? 'Declined' : 'Answered';
+      toast.success(`${verb}: ${describeToolCall(item.toolName, item.args)}`, {
+        description: outcome.paused ? 'The run continued and is waiting again.' : outcome.text || 'The run continued.',
+      });
+      setMode(null);
+      setReasons(({ [item.id]: _done, ...rest }) => rest);
+      // Move on to the next call, as a mail client does after archiving.
+      const index = visible.findIndex((row) => row.id === item.id);
+      const next = visible[index + 1] ?? visible[index - 1];
+      if (next) select(next.id, true);
+      router.refresh();
+    },
+    [acting, people, viewer.id, router, visible, select],
+  );
+
+  // Keyboard triage.
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.metaKey || event.ctrlKey || event.altKey || isTyping(event.target)) return;
+      const index = selected ? visible.findIndex((item) => item.id === selected.id) : -1;
+      if (event.key === 'j' || event.key === 'k') {
+        const next = visible[event.key === 'j' ? index + 1 : Math.max(index - 1, 0)];
+        if (next) {
+          event.preventDefault();
+          select(next.id, true);
+        }
+      } else if (event.key === '/') {
+        event.preventDefault();
+        searchRef.current?.focus();
+      } else if (selected && !stale[selected.id] && selected.kind === 'approval') {
+        if (event.key === 'a') {
+          event.preventDefault();
+          void act(selected, { type: 'approve' });
+        } else if (event.key === 'd') {
+          event.preventDefault();
+          setMode({ id: selected.id, mode: 'decline' });
+        } else if (event.key === 'e') {
+          event.preventDefault();
+          setMode({ id: selected.id, mode: 'edit' });
+        }
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [visible, selected, stale, act, select]);
+
+  const filters: { key: KindFilter; label: string }[] = [
+    { key: 'all', label: 'All' },
+    { key: 'approval', label: 'Approvals' },
+    { key: 'suspension', label: 'Questions' },
+  ];
+
+  return (
+    <div className="flex h-dvh flex-col">
+      <header className="flex h-14 shrink-0 items-center gap-2 border-b border-border px-3 md:px-4">
+        <Signature className="size-5 text-primary" aria-hidden />
+        <h1 className="flex items-center gap-2 text-sm font-semibold">
+          Inbox
+          <span className="rounded-full bg-muted px-2 py-0.5 text-xs font-medium text-muted-foreground" aria-label={`${items.length} waiting`}>
+            {items.length}
+          </span>
+        </h1>
+        <span className="ml-auto hidden text-xs text-muted-foreground sm:inline">
+          Reviewing as <span className="font-medium text-foreground">{viewer.name}</span>
+        </span>
+        <Button asChild variant="ghost" size="sm" className="ml-auto sm:ml-0">
+          <Link href="/">
+            <MessageSquare aria-hidden /> Chat
+          </Link>
+        </Button>
+      </header>
+
+      <div className="flex shrink-0 flex-wrap items-center gap-2 border-b border-border px-3 py-2 md:px-4">
+        <div role="group" aria-label="Show" className="flex rounded-md border border-border p-0.5">
+          {filters.map((filter) => (
+            <button
+              key={filter.key}
+              type="button"
+              aria-pressed={kind === filter.key}
+              onClick={() => setKind(filter.key)}
+              className={cn(
+                'rounded px-2.5 py-1 text-sm focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring',
+                kind === filter.key ? 'bg-muted font-medium' : 'text-muted-foreground hover:text-foreground',
+              )}
+            >
+              {filter.label} <span className="text-xs text-muted-foreground">{counts[filter.key]}</span>
+            </button>
+          ))}
+        </div>
+        <div className="relative min-w-40 flex-1 sm:max-w-xs">
+          <Search className="pointer-events-none absolute top-1/2 left-2.5 size-4 -translate-y-1/2 text-muted-foreground" aria-hidden />
+          <label htmlFor="inbox-search" className="sr-only">
+            Search tool, agent, requester or arguments
+          </label>
+          <Input
+            id="inbox-search"
+            ref={searchRef}
+            type="search"
+            value={query}
+            onChange={(event) => setQuery(event.target.value)}
+            onKeyDown={(event) => {
+              if (event.key === 'Escape') event.currentTarget.blur();
+            }}
+            placeholder="Search  ( / )"
+            className="pl-8"
+          />
+        </div>
+      </div>
+
+      {items.length === 0 && all.length === 0 ? (
+        <div data-testid="inbox-empty" className="flex flex-1 flex-col items-center justify-center gap-2 p-8 text-center">
+          <div className="flex size-12 items-center justify-center rounded-full bg-primary/10 text-primary">
+            <InboxIcon className="size-6" aria-hidden />
+          </div>
+          <p className="text-lg font-semibold">Nothing waiting — nice</p>
+          <p className="max-w-sm text-sm text-muted-foreground">New approvals and questions from agents show up here by themselves.</p>
+        </div>
+      ) : (
+        // The detail pane is positioned against this box, outside the list's scroller, so it stays put while the list scrolls.
+        // Rows ignore the pointer until hydrated: an earlier click would do nothing (and test drivers wait).
+        <div className={cn('relative flex min-h-0 flex-1', !hydrated && 'pointer-events-none')}>
+          <div className="min-h-0 w-full overflow-y-auto lg:w-[26rem] lg:shrink-0 lg:border-r lg:border-border">
+            {visible.length === 0 ? (
+              <p className="p-6 text-sm text-muted-foreground">No calls match these filters.</p>
+            ) : (
+              <ul aria-label="Pending calls" className="divide-y divide-border">
+                {visible.map((item) => {
+                  const isSelected = selected?.id === item.id;
+                  const isStale = Boolean(stale[item.id]);
+                  return (
+                    <li
+                      key={item.id}
+                      data-testid="inbox-row"
+                      data-tool-name={item.toolName}
+                      data-tool-call-id={item.toolCallId}
+                      data-run-id={item.runId}
+                      data-kind={item.kind}
+                      data-selected={isSelected || undefined}
+                    >
+                      <InboxRowButton
+                        item={item}
+                        people={people}
+                        selected={isSelected}
+                        stale={isStale}
+                        onSelect={() => select(item.id)}
+                        buttonRef={(el) => {
+                          if (el) rowRefs.current.set(item.id, el);
+                          else rowRefs.current.delete(item.id);
+                        }}
+                      />
+                      {isSelected ? (
+                        <div className="border-t border-border bg-muted/20 lg:absolute lg:inset-y-0 lg:right-0 lg:left-[26rem] lg:overflow-y-auto lg:border-t-0 lg:bg-background">
+                          <InboxDetail
+                            item={item}
+                            people={people}
+                            acting={acting?.id === item.id ? acting.type : null}
+                            error={errors[item.id] ?? null}
+                            stale={isStale}
+                            mode={mode?.id === item.id ? mode.mode : 'idle'}
+                            onModeChange={(next) => setMode(next === 'idle' ? null : { id: item.id, mode: next })}
+                            reason={reasons[item.id] ?? ''}
+                            onReasonChange={(reason) => setReasons((current) => ({ ...current, [item.id]: reason }))}
+                            onAction={(action) => void act(item, action)}
+                            onDismissError={() => setErrors(({ [item.id]: _gone, ...rest }) => rest)}
+                            onRefresh={() => {
+                              setStale(({ [item.id]: _gone, ...rest }) => rest);
+                              setErrors(({ [item.id]: _gone, ...rest }) => rest);
+                              router.refresh();
+                            }}
+                          />
+                        </div>
+                      ) : null}
+                    </li>
+                  );
+                })}
+              </ul>
+            )}
+          </div>
+          {selected ? null : (
+            <p className="absolute inset-y-0 right-0 left-[26rem] hidden items-center justify-center text-sm text-muted-foreground lg:flex">
+              Select a call to see its details.
+            </p>
+          )}
+        </div>
+      )}
+    </div>
+  );
+}
