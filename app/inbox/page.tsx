@@ -7,11 +7,12 @@ export const dynamic = 'force-dynamic';
 
 export const metadata: Metadata = { title: 'Inbox' };
 
-export default async function InboxPage() {
+export default async function InboxPage({ searchParams }: { searchParams: Promise<{ status?: string }> }) {
   const reviewer = currentReviewer();
-  const { items } = await listInbox(inboxQuerySchema.parse({}));
+  const status = (await searchParams).status === 'unknown' ? 'unknown' : 'pending';
+  const { items } = await listInbox(inboxQuerySchema.parse({ status }));
   const people = Object.fromEntries(
     [reviewer.id, currentUser().id, ...items.map((item) => item.requester)].map((id) => [id, displayName(id)]),
   );
-  return <InboxView items={items} viewer={{ id: reviewer.id, name: displayName(reviewer.id) }} people={people} />;
+  return <InboxView items={items} status={status} viewer={{ id: reviewer.id, name: displayName(reviewer.id) }} people={people} />;
 }

@@ -10,27 +10,42 @@ import { Button } from '@/components/ui/button';
 import type { People } from '@/components/ui/describe';
 import { Sheet } from '@/components/ui/sheet';
 
+export interface ChatAgent {
+  id: string;
+  name: string;
+  description: string;
+}
+
 export interface ChatShellProps {
   threadId: string;
   threads: ThreadSummary[];
   initialMessages: ChatMessage[];
+  /** A continuation is streaming right now: re-attach to it on load. */
+  resumeOnMount: boolean;
+  /** The agent this thread talks to, and the agents a new chat may pick. */
+  agent: ChatAgent;
+  agents: ChatAgent[];
   viewer: { id: string; name: string };
   people: People;
 }
 
-function NewChatButton() {
-  // `/` mints a fresh thread id on the server.
+function NewChatButton({ agents }: { agents: ChatAgent[] }) {
+  // `/` mints a fresh thread id on the server; `?agent=` picks who the chat talks to.
   return (
-    <Button asChild variant="outline" className="w-full justify-start">
-      <Link href="/" prefetch={false}>
-        <MessageSquarePlus aria-hidden /> New chat
-      </Link>
-    </Button>
+    <div className="flex flex-col gap-1">
+      {agents.map((agent, index) => (
+        <Button key={agent.id} asChild variant={index === 0 ? 'outline' : 'ghost'} className="w-full justify-start" title={agent.description}>
+          <Link href={index === 0 ? '/' : `/?agent=${agent.id}`} prefetch={false} data-testid={`new-chat-${agent.id}`}>
+            <MessageSquarePlus aria-hidden /> {index === 0 ? 'New chat' : `New chat with ${agent.name}`}
+          </Link>
+        </Button>
+      ))}
+    </div>
   );
 }
 
 /** The chat screen: threads on the left (a sheet on small screens), the conversation in the centre. */
-export function ChatShell({ threadId, threads, initialMessages, viewer, people }: ChatShellProps) {
+export function ChatShell({ threadId, threads, initialMessages, resumeOnMount, agent, agents, viewer, people }: ChatShellProps) {
   const [menuOpen, setMenuOpen] = useState(false);
   const title = threads.find((thread) => thread.id === threadId)?.title || 'New chat';
 
@@ -42,7 +57,7 @@ export function ChatShell({ threadId, threads, initialMessages, viewer, people }
           <span className="font-semibold">Countersign</span>
         </div>
         <div className="px-3 pb-3">
-          <NewChatButton />
+          <NewChatButton agents={agents} />
         </div>
         <nav className="min-h-0 flex-1 overflow-y-auto px-2" aria-label="Your chats">
           <ThreadList threads={threads} activeId={threadId} />
@@ -66,21 +81,34 @@ export function ChatShell({ threadId, threads, initialMessages, viewer, people }
               }
             >
               <div className="flex flex-col gap-3 p-3">
-                <NewChatButton />
+                <NewChatButton agents={agents} />
                 <nav aria-label="Your chats (menu)">
                   <ThreadList threads={threads} activeId={threadId} onNavigate={() => setMenuOpen(false)} />
                 </nav>
               </div>
             </Sheet>
           </div>
-          <h1 className="min-w-0 flex-1 truncate text-sm font-semibold">{title}</h1>
+          <h1 className="min-w-0 flex-1 truncate text-sm font-semibold">
+            {title}
+            <span className="ml-2 font-normal text-muted-foreground" data-testid="chat-agent">
+              · {agent.name}
+            </span>
+          </h1>
           <Button asChild variant="ghost" size="sm">
             <Link href="/inbox">
               <Inbox aria-hidden /> Inbox
             </Link>
           </Button>
         </header>
-        <ChatView key={threadId} threadId={threadId} initialMessages={initialMessages} viewerId={viewer.id} people={people} />
+        <ChatView
+          key={threadId}
+          threadId={threadId}
+          agentId={agent.id}
+          initialMessages={initialMessages}
+          resumeOnMount={resumeOnMount}
+          viewerId={viewer.id}
+          people={people}
+        />
       </main>
     </div>
   );

@@ -24,6 +24,10 @@ import { useHydrated } from '@/components/ui/use-hydrated';
 
 export interface ChatViewProps {
   threadId: string;
+  /** The agent a new thread is started with (ignored by the server for an existing thread). */
+  agentId: string;
+  /** Re-attach to a continuation streaming right now (GET /api/chat/{id}/stream). */
+  resumeOnMount: boolean;
   /** The thread as stored on the server (empty for a new chat). */
   initialMessages: ChatMessage[];
   viewerId: string;
@@ -31,6 +35,25 @@ export interface ChatViewProps {
 }
 
 const SUGGESTIONS = ['delete record rec-42', "what's the weather?", 'refund order ord-1042 for 250', 'look up customer cus-1'];
+
+/**
+ * The stock transport, plus: when there is no active stream to re-attach to (204), the thread may
+ * still have moved on, so `onNothingActive` fetches the server's copy.
+ */
+class ResumingTransport extends DefaultChatTransport<ChatMessage> {
+  constructor(
+    private readonly onNothingActive: () => void,
+    options: ConstructorParameters<typeof DefaultChatTransport<ChatMessage>>[0],
+  ) {
+    super(options);
+  }
+
+  override async reconnectToStream(options: Parameters<DefaultChatTransport<ChatMessage>['reconnectToStream']>[0]) {
+    const stream = await super.reconnectToStream(options);
+    if (stream === null) this.onNothingActive();
+    return stream;
+  }
+}
 
 /** Every pending card id in the messages. */
 function pendingIds(messages: ChatMessage[]): Set<string> {
@@ -94,21 +117,23 @@ function toFriendly(error: Error, people: People, viewerId: string): FriendlyErr
 }
 
 /** The conversation: messages streaming in, approval and question cards, and the composer. */
-export function ChatView({ threadId, initialMessages, viewerId, people }: ChatViewProps) {
+export function ChatView({ threadId, agentId, resumeOnMount, initialMessages, viewerId, people }: ChatViewProps) {
   const router = useRouter();
   const transport = useMemo(
     () =>
-      new DefaultChatTransport<ChatMessage>({
+      new ResumingTransport(() => router.refresh(), {
         api: '/api/chat',
         // The server keeps the history; it only needs the newest message (and any decision).
-        prepareSendMessagesRequest: ({ id, messages, body }) => ({ body: { id, messages: messages.slice(-1), ...body } }),
+        prepareSendMessagesRequest: ({ id, messages, body }) => ({ body: { id, agentId, messages: messages.slice(-1), ...body } }),
       }),
-    [],
+    [router, agentId],
   );
-  const { messages, sendMessage, status, stop, error, clearError, setMessages } = useChat<ChatMessage>({
+  const { messages, sendMessage, status, stop, error, clearError, setMessages, resumeStream } = useChat<ChatMessage>({
     id: threadId,
     messages: initialMessages,
     transport,
+    // A reload during a continuation re-attaches to it (GET /api/chat/{id}/stream).
+    resume: resumeOnMount,
     // New threads and titles show up in the sidebar.
     onFinish: () => router.refresh(),
   });
@@ -139,7 +164,9 @@ export function ChatView({ threadId, initialMessages, viewerId, people }: ChatVi
   const live = useThreadActivity(threadId, () => {
     if (busyRef.current) return;
     clearTimeout(refreshTimer.current);
-    refreshTimer.current = setTimeout(() => router.refresh(), 150);
+    // Attach to the run streaming elsewhere; when nothing streams any more, the transport
+    // refreshes the server's copy instead.
+    refreshTimer.current = setTimeout(() => void resumeStream(), 150);
   });
   useEffect(() => () => clearTimeout(refreshTimer.current), []);
 

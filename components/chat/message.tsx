@@ -1,6 +1,6 @@
 'use client';
 
-import { Bot } from 'lucide-react';
+import { Bot, TriangleAlert } from 'lucide-react';
 import { ApprovalCard } from './approval-card';
 import { QuestionCard } from './question-card';
 import { ToolCallCard } from './tool-call-card';
@@ -70,6 +70,19 @@ export function MessageView({ message, viewerId, people, streaming, actingOn, bu
       const cards = cardsById.get(tool.toolCallId);
       if (cards?.length) return cards.map((card, n) => renderCard(card, tool, `${index}-${n}`));
       return [<ToolCallCard key={index} part={tool} streaming={streaming} />];
+    }
+    if (part.type === 'data-run-error') {
+      return [
+        <p
+          key={index}
+          role="alert"
+          data-testid="run-error"
+          className="flex items-start gap-2 rounded-lg border border-destructive/40 bg-destructive/5 px-3 py-2 text-sm"
+        >
+          <TriangleAlert className="mt-0.5 size-4 shrink-0 text-destructive" aria-hidden />
+          <span>{part.data.message}</span>
+        </p>,
+      ];
     }
     // A card whose call has a tool part was drawn with it above.
     if (isCardPart(part) && !toolIds.has(cardId(part))) return [renderCard(part, undefined, String(index))];

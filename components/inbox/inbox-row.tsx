@@ -8,6 +8,7 @@ import { RelativeTime } from '@/components/ui/time';
 
 /** The badge saying who may decide a call (or that it is a question). */
 export function ApproverBadge({ item }: { item: InboxItem }) {
+  if (item.status === 'unknown') return <Badge tone="accent">Outcome unknown</Badge>;
   if (item.kind === 'suspension') return <Badge tone="neutral">Question</Badge>;
   return item.approvers === 'reviewer' ? <Badge tone="accent">Reviewer only</Badge> : <Badge tone="neutral">Requester or reviewer</Badge>;
 }

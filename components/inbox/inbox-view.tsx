@@ -18,13 +18,15 @@ import { useHydrated } from '@/components/ui/use-hydrated';
 
 export interface InboxViewProps {
   items: InboxItem[];
+  /** Which list: calls waiting on a person, or calls whose outcome is unknown after a crash. */
+  status: 'pending' | 'unknown';
   viewer: { id: string; name: string };
   people: People;
 }
 
 type KindFilter = 'all' | 'approval' | 'suspension';
 
-/** How often the list looks for new and decided calls while the tab is visible, in ms. */
+/** Without the live feed, how often the list looks for new and decided calls, in ms. */
 const REFRESH_MS = 5_000;
 
 function isTyping(target: EventTarget | null): boolean {
@@ -47,7 +49,7 @@ function matches(item: InboxItem, query: string, people: People): boolean {
  * The reviewer's queue, like a mail client: rows on the left, the selected call's detail on the
  * right (inline under the row on narrow screens). Keys: j/k move, a approve, d decline, e edit, / search.
  */
-export function InboxView({ items, viewer, people }: InboxViewProps) {
+export function InboxView({ items, status, viewer, people }: InboxViewProps) {
   const router = useRouter();
   const [kind, setKind] = useState<KindFilter>('all');
   const [query, setQuery] = useState('');
@@ -94,9 +96,21 @@ export function InboxView({ items, viewer, people }: InboxViewProps) {
     setFocusId(null);
   }, [focusId, visible]);
 
-  // Live updates: look again every few seconds while visible, and when the tab comes back.
+  // Live updates from /api/inbox/events (PostgreSQL NOTIFY, any server); polling only while it is down.
+  const actingRef = useRef(acting);
+  actingRef.current = acting;
+  const [live, setLive] = useState(false);
   useEffect(() => {
-    if (acting) return;
+    const source = new EventSource('/api/inbox/events');
+    source.onopen = () => setLive(true);
+    source.onerror = () => setLive(source.readyState === EventSource.OPEN);
+    source.onmessage = () => {
+      if (!actingRef.current) router.refresh();
+    };
+    return () => source.close();
+  }, [router]);
+  useEffect(() => {
+    if (acting || live) return;
     const refresh = () => {
       if (document.visibilityState === 'visible') router.refresh();
     };
@@ -106,7 +120,7 @@ export function InboxView({ items, viewer, people }: InboxViewProps) {
       clearInterval(timer);
       document.removeEventListener('visibilitychange', refresh);
     };
-  }, [acting, router]);
+  }, [acting, live, router]);
 
   const select = useCallback((id: string, focus = false) => {
     setSelectedId(id);
@@ -233,6 +247,27 @@ export function InboxView({ items, viewer, people }: InboxViewProps) {
             </button>
           ))}
         </div>
+        <nav aria-label="Lists" className="flex rounded-md border border-border p-0.5 text-sm">
+          {(
+            [
+              ['pending', 'Waiting', '/inbox'],
+              ['unknown', 'Outcome unknown', '/inbox?status=unknown'],
+            ] as const
+          ).map(([key, label, href]) => (
+            <Link
+              key={key}
+              href={href}
+              aria-current={status === key ? 'page' : undefined}
+              data-testid={`inbox-list-${key}`}
+              className={cn(
+                'rounded px-2.5 py-1 focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring',
+                status === key ? 'bg-muted font-medium' : 'text-muted-foreground hover:text-foreground',
+              )}
+            >
+              {label}
+            </Link>
+          ))}
+        </nav>
         <div className="relative min-w-40 flex-1 sm:max-w-xs">
           <Search className="pointer-events-none absolute top-1/2 left-2.5 size-4 -translate-y-1/2 text-muted-foreground" aria-hidden />
           <label htmlFor="inbox-search" className="sr-only">
@@ -258,7 +293,7 @@ export function InboxView({ items, viewer, people }: InboxViewProps) {
           <div className="flex size-12 items-center justify-center rounded-full bg-primary/10 text-primary">
             <InboxIcon className="size-6" aria-hidden />
           </div>
-          <p className="text-lg font-semibold">Nothing waiting — nice</p>
+          <p className="text-lg font-semibold">{status === 'unknown' ? 'No call with an unknown outcome' : 'Nothing waiting — nice'}</p>
           <p className="max-w-sm text-sm text-muted-foreground">New approvals and questions from agents show up here by themselves.</p>
         </div>
       ) : (
@@ -294,7 +329,16 @@ export function InboxView({ items, viewer, people }: InboxViewProps) {
                           else rowRefs.current.delete(item.id);
                         }}
                       />
-                      {isSelected ? (
+                      {isSelected && item.status === 'unknown' ? (
+                        <div className="border-t border-border bg-muted/20 p-4 text-sm lg:absolute lg:inset-y-0 lg:right-0 lg:left-[26rem] lg:overflow-y-auto lg:border-t-0 lg:bg-background">
+                          <h2 className="font-semibold">{describeToolCall(item.toolName, item.args)}</h2>
+                          <p className="mt-2 text-muted-foreground">
+                            The server stopped while this call was running, so whether it finished is unknown. It was not retried
+                            and never will be automatically: check the system it acts on before asking the agent again.
+                          </p>
+                          <pre className="mt-3 overflow-x-auto rounded-md bg-muted p-3 font-mono text-xs">{JSON.stringify(item.args, null, 2)}</pre>
+                        </div>
+                      ) : isSelected ? (
                         <div className="border-t border-border bg-muted/20 lg:absolute lg:inset-y-0 lg:right-0 lg:left-[26rem] lg:overflow-y-auto lg:border-t-0 lg:bg-background">
                           <InboxDetail
                             item={item}

@@ -11,9 +11,12 @@ const TAIL_RECHECK_MS = 2_000;
  * after it. Every segment begins with `start` and ends with `finish` (crash recovery writes one),
  * so this needs no in-process registry and works from any server.
  *
- * @returns the run and the id of the segment's `start` event, or null when nothing is streaming
+ * @returns the run, the assistant message the segment streams into, the id of the segment's `start`
+ *   event and of the first `start` of that message (earlier segments of it), or null
  */
-export async function findActiveSegment(threadId: string): Promise<{ runId: string; startEventId: bigint } | null> {
+export async function findActiveSegment(
+  threadId: string,
+): Promise<{ runId: string; messageId: string; startEventId: bigint; messageStartEventId: bigint } | null> {
   const rows = await prisma().$queryRaw<{ run_id: string; start_id: bigint }[]>`
     SELECT e.run_id, max(e.id) FILTER (WHERE e.chunk->>'type' = 'start') AS start_id
     FROM run_events e JOIN runs r ON r.id = e.run_id
@@ -23,15 +26,30 @@ export async function findActiveSegment(threadId: string): Promise<{ runId: stri
            coalesce(max(e.id) FILTER (WHERE e.chunk->>'type' = 'finish'), 0)
     ORDER BY start_id DESC
     LIMIT 1`;
-  return rows[0] ? { runId: rows[0].run_id, startEventId: rows[0].start_id } : null;
+  if (!rows[0]) return null;
+  const { run_id: runId, start_id: startEventId } = rows[0];
+  const start = await prisma().runEvent.findUniqueOrThrow({ where: { id: startEventId } });
+  const messageId = (start.chunk as unknown as Extract<AgentChunk, { type: 'start' }>).payload.messageId;
+  const [first] = await prisma().$queryRaw<{ id: bigint }[]>`
+    SELECT min(id) AS id FROM run_events
+    WHERE run_id = ${runId} AND chunk->>'type' = 'start' AND chunk->'payload'->>'messageId' = ${messageId}`;
+  return { runId, messageId, startEventId, messageStartEventId: first?.id ?? startEventId };
 }
 
 /**
- * Replays a run's event log from `fromEventId` (inclusive) and follows it live until the segment's
- * `finish` chunk, waking on PostgreSQL NOTIFY. Cancelling the stream only stops reading.
+ * Replays a run's event log from `fromEventId` (inclusive) and follows it live until the active
+ * segment's `finish` chunk (the first `finish` at or after `untilAfterEventId`), waking on
+ * PostgreSQL NOTIFY. With `messageId`, only segments streaming into that message are replayed.
+ * Cancelling the stream only stops reading.
  */
-export function tailRunEvents(input: { runId: string; fromEventId: bigint }): ReadableStream<AgentChunk> {
+export function tailRunEvents(input: {
+  runId: string;
+  fromEventId: bigint;
+  untilAfterEventId?: bigint;
+  messageId?: string;
+}): ReadableStream<AgentChunk> {
   let next = input.fromEventId;
+  let currentMessageId: string | undefined;
   let wake: (() => void) | null = null;
   let unsubscribe: (() => void) | null = null;
   let cancelled = false;
@@ -53,8 +71,13 @@ export function tailRunEvents(input: { runId: string; fromEventId: bigint }): Re
           next = events.at(-1)!.id + BigInt(1);
           for (const event of events) {
             const chunk = event.chunk as unknown as AgentChunk;
+            if (chunk.type === 'start') currentMessageId = chunk.payload.messageId;
+            if (input.messageId && currentMessageId !== input.messageId) continue;
+            const closesSegment = chunk.type === 'finish' && event.id >= (input.untilAfterEventId ?? BigInt(0));
+            // Earlier segments of the message end with their own `finish`; only the active one closes.
+            if (chunk.type === 'finish' && !closesSegment) continue;
             controller.enqueue(chunk);
-            if (chunk.type === 'finish') {
+            if (closesSegment) {
               unsubscribe?.();
               controller.close();
               return;

@@ -65,7 +65,7 @@ export async function loadThreadUIMessages({ threadId, resourceId }: { threadId:
     }),
     findActiveSegment(threadId),
   ]);
-  // A segment still streaming is left out: `GET /api/chat/{id}/stream` replays it from its start,
+  // A segment still streaming is left out: `GET /api/chat/{id}/stream` replays its whole message,
   // so a reload shows it exactly once.
   const events = active
     ? allEvents.filter((event) => event.runId !== active.runId || event.id < active.startEventId)

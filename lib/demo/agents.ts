@@ -8,6 +8,12 @@ import { createDataTools, createOpsTools } from './tools';
 
 export const DEFAULT_AGENT_ID = 'ops-agent';
 
+/** The agents people can chat with, for the "new chat" picker. */
+export const CHAT_AGENTS: { id: string; name: string; description: string }[] = [
+  { id: 'ops-agent', name: 'Ops agent', description: 'Records, refunds, emails, weather' },
+  { id: 'supervisor', name: 'Supervisor', description: 'Delegates user look-ups to the data agent' },
+];
+
 let agents: Map<string, Agent> | undefined;
 
 function build(): Map<string, Agent> {

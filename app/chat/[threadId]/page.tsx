@@ -2,7 +2,10 @@ import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
 import { ChatShell } from '@/components/chat/chat-shell';
 import { currentReviewer, currentUser, displayName } from '@/lib/auth/demo';
+import { findActiveSegment } from '@/lib/chat/tail';
 import { listThreads, loadThreadUIMessages } from '@/lib/chat/threads';
+import { CHAT_AGENTS, DEFAULT_AGENT_ID } from '@/lib/demo/agents';
+import { prisma } from '@/lib/store/db';
 
 export const dynamic = 'force-dynamic';
 
@@ -11,14 +14,25 @@ export const metadata: Metadata = { title: 'Chat' };
 /** Thread ids are client-minted UUIDs or similar short tokens (the API accepts up to 100 chars). */
 const THREAD_ID = /^[A-Za-z0-9_-]{1,100}$/;
 
-export default async function ChatPage({ params }: { params: Promise<{ threadId: string }> }) {
+export default async function ChatPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ threadId: string }>;
+  searchParams: Promise<{ agent?: string }>;
+}) {
   const { threadId } = await params;
   if (!THREAD_ID.test(threadId)) notFound();
   const user = currentUser();
-  const [threads, messages] = await Promise.all([
+  const [threads, messages, active, thread] = await Promise.all([
     listThreads({ resourceId: user.id }),
     loadThreadUIMessages({ threadId, resourceId: user.id }),
+    findActiveSegment(threadId),
+    prisma().thread.findUnique({ where: { id: threadId }, select: { agentId: true } }),
   ]);
+  // An existing thread keeps its agent; a new one may pick one with ?agent=.
+  const requested = (await searchParams).agent;
+  const agentId = thread?.agentId ?? (CHAT_AGENTS.some((agent) => agent.id === requested) ? requested! : DEFAULT_AGENT_ID);
   // null also means "no rows yet": `/` sends people to a fresh id, which is an empty new chat.
   const people = Object.fromEntries([user.id, currentReviewer().id].map((id) => [id, displayName(id)]));
   return (
@@ -26,6 +40,9 @@ export default async function ChatPage({ params }: { params: Promise<{ threadId:
       threadId={threadId}
       threads={threads}
       initialMessages={messages ?? []}
+      resumeOnMount={active !== null && messages !== null}
+      agent={CHAT_AGENTS.find((agent) => agent.id === agentId)!}
+      agents={CHAT_AGENTS}
       viewer={{ id: user.id, name: displayName(user.id) }}
       people={people}
     />

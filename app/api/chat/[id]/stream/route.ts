@@ -8,8 +8,9 @@ import { uiChunkTransform } from '@/lib/ui-stream/map';
 type Params = { params: Promise<{ id: string }> };
 
 /**
- * Resumes the thread's active stream for `useChat({ resume: true })`: replays the active segment
- * from its start and follows it live, from whichever server wrote it. 204 when nothing is active.
+ * Resumes the thread's active stream for `useChat({ resume: true })`: replays the whole assistant
+ * message the active segment streams into (useChat replaces that message with what it receives)
+ * and follows it live, from whichever server writes it. 204 when nothing is active.
  */
 export const GET = withErrors(async (_request: Request, { params }: Params) => {
   const { id } = await params;
@@ -18,6 +19,11 @@ export const GET = withErrors(async (_request: Request, { params }: Params) => {
   if (thread.resourceId !== currentUser().id) throw new ApiError(404, 'NOT_FOUND', 'No such thread.');
   const active = await findActiveSegment(id);
   if (!active) return new Response(null, { status: 204 });
-  const chunks = tailRunEvents({ runId: active.runId, fromEventId: active.startEventId });
+  const chunks = tailRunEvents({
+    runId: active.runId,
+    fromEventId: active.messageStartEventId,
+    untilAfterEventId: active.startEventId,
+    messageId: active.messageId,
+  });
   return createUIMessageStreamResponse({ stream: chunks.pipeThrough(uiChunkTransform(active.runId)) });
 });

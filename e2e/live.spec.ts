@@ -1,0 +1,74 @@
+import { expect, test } from './support';
+import { startServer, type ExtraServer } from './servers';
+
+test.describe('supervisor delegation in the browser', () => {
+  test('the inbox shows the delegation chain; approving there lets the supervisor answer in the user’s chat', async ({ browser, chat, page }) => {
+    await page.goto('/?agent=supervisor');
+    await expect(page.getByTestId('chat-agent')).toContainText('Supervisor');
+    const threadId = new URL(page.url()).pathname.split('/').at(-1)!;
+    await chat.send('find user 12345');
+    const card = chat.approvalCard('find-user');
+    await expect(card).toHaveAttribute('data-state', 'pending');
+    await expect(card).toContainText('supervisor › data-agent › find-user');
+
+    const reviewer = await browser.newContext();
+    const inbox = await reviewer.newPage();
+    await inbox.goto('/inbox');
+    const row = inbox.locator('[data-testid="inbox-row"][data-tool-name="find-user"]').last();
+    await expect(row).toContainText('supervisor › data-agent › find-user');
+    await row.click();
+    await inbox.getByTestId('inbox-approve').click();
+    await expect(row).toHaveCount(0);
+    await reviewer.close();
+
+    // The user's open chat updates by itself.
+    await expect(chat.approvalCard('find-user')).toHaveAttribute('data-state', 'approved');
+    await expect(chat.lastAssistant()).toContainText('Ada Lovelace');
+    await page.goto(`/chat/${threadId}`);
+    await expect(chat.lastAssistant()).toContainText('Ada Lovelace');
+  });
+});
+
+test.describe('two servers, one database', () => {
+  let other: ExtraServer;
+  test.beforeAll(async () => {
+    other = await startServer({ port: 3105, env: { SCRIPTED_MODEL_DELAY_MS: '60' } });
+  });
+  test.afterAll(async () => {
+    await other?.kill();
+  });
+
+  test('the chat is open on server A; a reviewer approves on server B; A shows the continuation live, without a reload', async ({ browser, chat, db, page }) => {
+    await chat.open();
+    await chat.send('delete record rec-36');
+    await expect(chat.approvalCard('delete-record')).toHaveAttribute('data-state', 'pending');
+    await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
+    const [pending] = (await db.pendingCalls({ toolName: 'delete-record', status: 'pending' })).slice(-1);
+
+    const reviewer = await browser.newContext();
+    const inbox = await reviewer.newPage();
+    await inbox.goto(`${other.url}/inbox`);
+    await inbox.locator(`[data-testid="inbox-row"][data-tool-call-id="${pending.tool_call_id}"]`).click();
+    await inbox.getByTestId('inbox-approve').click();
+    await reviewer.close();
+
+    await expect(chat.approvalCard('delete-record')).toHaveAttribute('data-state', 'approved');
+    await expect(chat.lastAssistant()).toContainText('Record rec-36 was deleted');
+    expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+  });
+
+  test('reloading during a continuation shows it finish, once', async ({ chat, page }) => {
+    await page.goto(`${other.url}/chat/e2e-${crypto.randomUUID()}`);
+    await chat.send('delete record rec-37');
+    const card = chat.approvalCard('delete-record');
+    await expect(card).toHaveAttribute('data-state', 'pending');
+    await card.getByTestId('approve-button').click();
+    // The answer streams word by word (60 ms each); reload in the middle of it.
+    await expect(chat.lastAssistant()).toContainText('delete-record:');
+    await page.reload();
+    await expect(chat.lastAssistant()).toContainText('Record rec-37 was deleted.');
+    await expect(page.getByText('Record rec-37 was deleted.')).toHaveCount(1);
+    await expect(page.getByTestId('approval-card')).toHaveCount(1);
+    await expect(page.getByTestId('message-assistant')).toHaveCount(1);
+  });
+});
