@@ -32,7 +32,7 @@ test.describe('supervisor delegation in the browser', () => {
 test.describe('two servers, one database', () => {
   let other: ExtraServer;
   test.beforeAll(async () => {
-    other = await startServer({ port: 3105, env: { SCRIPTED_MODEL_DELAY_MS: '60' } });
+    other = await startServer({ port: 3105, env: { SCRIPTED_MODEL_DELAY_MS: '300' } });
   });
   test.afterAll(async () => {
     await other?.kill();
@@ -63,11 +63,11 @@ test.describe('two servers, one database', () => {
     const card = chat.approvalCard('delete-record');
     await expect(card).toHaveAttribute('data-state', 'pending');
     await card.getByTestId('approve-button').click();
-    // The answer streams word by word (60 ms each); reload in the middle of it.
+    // The answer streams word by word (300 ms each); reload in the middle of it.
     await expect(chat.lastAssistant()).toContainText('delete-record:');
     await page.reload();
     await expect(chat.lastAssistant()).toContainText('Record rec-37 was deleted.');
-    await expect(page.getByText('Record rec-37 was deleted.')).toHaveCount(1);
+    await expect(page.getByText('delete-record: Record rec-37 was deleted.', { exact: true })).toHaveCount(1);
     await expect(page.getByTestId('approval-card')).toHaveCount(1);
     await expect(page.getByTestId('message-assistant')).toHaveCount(1);
   });
