@@ -1,4 +1,4 @@
-import { expect, test } from './support';
+import { ACCOUNTS, expect, signIn, test } from './support';
 import { parseSse } from './sse';
 
 type Chunk = { type: string; runId: string; from: string; payload: Record<string, any> };
@@ -60,7 +60,7 @@ test.describe('agents HTTP API (the seed framework’s routes and shapes)', () =
     expect(resumed.find((chunk) => chunk.type === 'tool-result')!.payload.result).toMatchObject({ city: 'Tokyo' });
   });
 
-  test('suspended-runs filters by thread, resource and date and paginates only with page and perPage', async ({ request }) => {
+  test('suspended-runs filters by thread, resource and date and paginates only with page and perPage', async ({ request, playwright, baseURL }) => {
     const mine = ids();
     for (const record of ['rec-24', 'rec-25', 'rec-26']) {
       await request.post(`${agent}/generate`, { data: { messages: `delete record ${record}`, ...mine } });
@@ -80,8 +80,17 @@ test.describe('agents HTTP API (the seed framework’s routes and shapes)', () =
     const future = new Date(Date.now() + 60_000).toISOString();
     const none = await (await request.get(`${agent}/suspended-runs?threadId=${mine.threadId}&fromDate=${future}`)).json();
     expect(none.total).toBe(0);
+    // An end user asking for someone else's runs still sees only their own.
     const other = await (await request.get(`${agent}/suspended-runs?threadId=${mine.threadId}&resourceId=someone-else`)).json();
-    expect(other.total).toBe(0);
+    expect(other.total).toBe(3);
+    // A reviewer may filter by any resource.
+    const reviewer = await playwright.request.newContext();
+    await signIn(reviewer, ACCOUNTS.rita);
+    const none2 = await (await reviewer.get(`${baseURL}${agent}/suspended-runs?threadId=${mine.threadId}&resourceId=someone-else`)).json();
+    expect(none2.total).toBe(0);
+    const ada = await (await reviewer.get(`${baseURL}${agent}/suspended-runs?threadId=${mine.threadId}&resourceId=user-ada`)).json();
+    expect(ada.total).toBe(3);
+    await reviewer.dispose();
 
     for (const query of ['perPage=0', 'perPage=1.5', 'page=-1&perPage=2', 'fromDate=not-a-date']) {
       const response = await request.get(`${agent}/suspended-runs?${query}`);

@@ -3,3 +3,23 @@ export const E2E_PORT = Number(process.env.E2E_PORT ?? 3100);
 export const E2E_DB = { dir: '.data/pg-e2e', port: Number(process.env.E2E_PG_PORT ?? 54349) };
 export const E2E_DATABASE_URL =
   process.env.E2E_DATABASE_URL ?? `postgresql://postgres:postgres@127.0.0.1:${E2E_DB.port}/countersign`;
+
+/**
+ * Environment of every end-to-end server: plain http on 127.0.0.1 (so cookies cannot be Secure),
+ * a fixed auth secret, and a chat rate limit the whole suite stays under (one test lowers it).
+ */
+export const E2E_SERVER_ENV: Record<string, string> = {
+  BETTER_AUTH_SECRET: 'e2e-only-secret-0123456789abcdefghijklmnopqrstuvwxyz',
+  COUNTERSIGN_COOKIE_SECURE: 'false',
+  CHAT_RATE_LIMIT_PER_MINUTE: '1000',
+  NEXT_TELEMETRY_DISABLED: '1',
+};
+
+export const DEMO_PASSWORD = 'countersign-demo';
+export const ACCOUNTS = {
+  ada: 'ada@example.com',
+  ben: 'ben@example.com',
+  rita: 'rita@example.com',
+  sam: 'sam@example.com',
+  alex: 'alex@example.com',
+} as const;

@@ -1,4 +1,4 @@
-import { expect, test } from './support';
+import { ACCOUNTS, contextAs, expect, sessionCookie, test } from './support';
 import { parseSse } from './sse';
 import { startServer } from './servers';
 
@@ -24,7 +24,7 @@ test.describe('crashes (kill -9)', () => {
     const threadId = `crash-${crypto.randomUUID()}`;
     const response = await fetch(`${server.url}/api/chat`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', cookie: await sessionCookie(ACCOUNTS.ada, server.url) },
       body: JSON.stringify({ id: threadId, messages: [{ role: 'user', parts: [{ type: 'text', text: 'hello there' }] }] }),
     });
     await readUntil(response, (chunk) => chunk.type === 'text-delta');
@@ -38,17 +38,18 @@ test.describe('crashes (kill -9)', () => {
     await expect(page.getByTestId('run-error')).toContainText('interrupted');
   });
 
-  test('killed while a tool executes: the call becomes "outcome unknown", reviewers see it, it is never re-executed', async ({ db, page }) => {
+  test('killed while a tool executes: the call becomes "outcome unknown", reviewers see it, it is never re-executed', async ({ db, browser }) => {
     const server = await startServer({ port: 3104, env: { DEMO_TOOL_DELAY_MS: '8000' } });
+    const cookie = await sessionCookie(ACCOUNTS.ada, server.url);
     const started = await fetch(`${server.url}/api/agents/ops-agent/stream`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', cookie },
       body: JSON.stringify({ messages: 'delete record rec-33', threadId: `crash-${crypto.randomUUID()}`, resourceId: 'user-ada' }),
     });
     const approval = (await parseSse<Chunk>(Buffer.from(await started.arrayBuffer()))).find((chunk) => chunk.type === 'tool-call-approval')!;
     const decision = await fetch(`${server.url}/api/runs/${approval.runId}/tool-calls/${approval.payload.toolCallId}/decision`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', cookie },
       body: JSON.stringify({ approved: true }),
     });
     await readUntil(decision, (chunk) => chunk.type === 'data-tool-call-approval');
@@ -62,6 +63,8 @@ test.describe('crashes (kill -9)', () => {
     expect(await db.recordExists('rec-33')).toBe(true);
     expect((await db.query('SELECT status FROM runs WHERE id = $1', [approval.runId]))[0].status).toBe('failed');
 
+    const reviewer = await contextAs(browser, ACCOUNTS.rita);
+    const page = await reviewer.newPage();
     await page.goto('/inbox?status=unknown');
     const row = page.locator(`[data-testid="inbox-row"][data-run-id="${approval.runId}"]`);
     await expect(row).toBeVisible();
@@ -71,5 +74,6 @@ test.describe('crashes (kill -9)', () => {
     await page.waitForTimeout(2_000);
     expect(await db.recordExists('rec-33')).toBe(true);
     expect(await db.query('SELECT id FROM decisions WHERE run_id = $1', [approval.runId])).toHaveLength(1);
+    await reviewer.close();
   });
 });

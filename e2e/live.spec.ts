@@ -1,4 +1,4 @@
-import { expect, test } from './support';
+import { ACCOUNTS, contextAs, expect, test } from './support';
 import { startServer, type ExtraServer } from './servers';
 
 test.describe('supervisor delegation in the browser', () => {
@@ -11,7 +11,7 @@ test.describe('supervisor delegation in the browser', () => {
     await expect(card).toHaveAttribute('data-state', 'pending');
     await expect(card).toContainText('supervisor › data-agent › find-user');
 
-    const reviewer = await browser.newContext();
+    const reviewer = await contextAs(browser, ACCOUNTS.rita);
     const inbox = await reviewer.newPage();
     await inbox.goto('/inbox');
     const row = inbox.locator('[data-testid="inbox-row"][data-tool-name="find-user"]').last();
@@ -45,7 +45,7 @@ test.describe('two servers, one database', () => {
     await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
     const [pending] = (await db.pendingCalls({ toolName: 'delete-record', status: 'pending' })).slice(-1);
 
-    const reviewer = await browser.newContext();
+    const reviewer = await contextAs(browser, ACCOUNTS.rita);
     const inbox = await reviewer.newPage();
     await inbox.goto(`${other.url}/inbox`);
     await inbox.locator(`[data-testid="inbox-row"][data-tool-call-id="${pending.tool_call_id}"]`).click();

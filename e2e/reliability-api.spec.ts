@@ -1,4 +1,4 @@
-import { expect, test } from './support';
+import { ACCOUNTS, expect, sessionCookie, test } from './support';
 import { parseSse } from './sse';
 import { startServer, type ExtraServer } from './servers';
 
@@ -8,7 +8,7 @@ type Chunk = { type: string; runId: string; payload: Record<string, any> };
 async function pendingEmail(baseURL: string, subject: string) {
   const response = await fetch(`${baseURL}/api/agents/ops-agent/stream`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', cookie: await sessionCookie(ACCOUNTS.ada, baseURL) },
     body: JSON.stringify({
       messages: `/tool send-email {"to":"ops@example.com","subject":"${subject}","body":"hi"}`,
       threadId: `rel-${crypto.randomUUID()}`,
@@ -28,14 +28,15 @@ test.describe('exactly-once decisions', () => {
     await second?.kill();
   });
 
-  test('50 concurrent decisions over two servers: one wins, 49 get 409 ALREADY_DECIDED with the winner, the tool ran at most once', async ({ baseURL, db }) => {
+  test('50 concurrent decisions by two reviewers over two servers: one wins, 49 get 409 ALREADY_DECIDED with the winner, the tool ran at most once', async ({ baseURL, db }) => {
     const subject = `race-${crypto.randomUUID()}`;
     const { runId, toolCallId } = await pendingEmail(baseURL!, subject);
+    const reviewers = [await sessionCookie(ACCOUNTS.rita, baseURL), await sessionCookie(ACCOUNTS.sam, baseURL)];
     const responses = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
         fetch(`${i % 2 ? second.url : baseURL}/api/runs/${runId}/tool-calls/${toolCallId}/decision`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json' },
+          headers: { 'content-type': 'application/json', cookie: reviewers[Math.floor(i / 2) % 2] },
           body: JSON.stringify(i % 3 === 0 ? { approved: false, reason: `no ${i}` } : { approved: true }),
         }).then(async (response) => ({ status: response.status, body: await response.text() })),
       ),
@@ -47,7 +48,7 @@ test.describe('exactly-once decisions', () => {
     for (const loser of losers) {
       const error = JSON.parse(loser.body).error;
       expect(error.code).toBe('ALREADY_DECIDED');
-      expect(error.details).toMatchObject({ decidedBy: 'reviewer-rita', outcome: expect.stringMatching(/approved|declined/) });
+      expect(error.details).toMatchObject({ decidedBy: expect.stringMatching(/^reviewer-(rita|sam)$/), outcome: expect.stringMatching(/approved|declined/) });
     }
     const decisions = await db.query('SELECT approved FROM decisions WHERE run_id = $1', [runId]);
     expect(decisions).toHaveLength(1);
@@ -58,10 +59,11 @@ test.describe('exactly-once decisions', () => {
   test('an Idempotency-Key retry returns the original response and has no second effect', async ({ baseURL, db }) => {
     const subject = `idem-${crypto.randomUUID()}`;
     const { runId, toolCallId } = await pendingEmail(baseURL!, subject);
+    const cookie = await sessionCookie(ACCOUNTS.rita, baseURL);
     const send = (url: string) =>
       fetch(`${url}/api/runs/${runId}/tool-calls/${toolCallId}/decision`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'idempotency-key': `key-${runId}` },
+        headers: { 'content-type': 'application/json', 'idempotency-key': `key-${runId}`, cookie },
         body: JSON.stringify({ approved: true }),
       });
     const first = await send(baseURL!);
@@ -78,7 +80,7 @@ test.describe('exactly-once decisions', () => {
 
     const reused = await fetch(`${baseURL}/api/runs/${runId}/tool-calls/${toolCallId}/decision`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'idempotency-key': `key-${runId}` },
+      headers: { 'content-type': 'application/json', 'idempotency-key': `key-${runId}`, cookie },
       body: JSON.stringify({ approved: false }),
     });
     expect(reused.status).toBe(422);
@@ -101,7 +103,7 @@ test.describe('runs outlive their HTTP request', () => {
     const abort = new AbortController();
     const response = await fetch(`${slow.url}/api/runs/${runId}/tool-calls/${toolCallId}/decision`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', cookie: await sessionCookie(ACCOUNTS.rita, slow.url) },
       body: JSON.stringify({ approved: true }),
       signal: abort.signal,
     });

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { E2E_DATABASE_URL } from './config';
+import { E2E_DATABASE_URL, E2E_SERVER_ENV } from './config';
 
 /** An extra `next start` process on the same build and database as the main test server. */
 export interface ExtraServer {
@@ -16,7 +16,7 @@ export interface ExtraServer {
  */
 export async function startServer(input: { port: number; env?: Record<string, string> }): Promise<ExtraServer> {
   const child = spawn(process.execPath, ['node_modules/next/dist/bin/next', 'start', '-p', String(input.port), '-H', '127.0.0.1'], {
-    env: { ...process.env, DATABASE_URL: E2E_DATABASE_URL, NEXT_DIST_DIR: '.next-e2e', NEXT_TELEMETRY_DISABLED: '1', ...input.env },
+    env: { ...process.env, ...E2E_SERVER_ENV, DATABASE_URL: E2E_DATABASE_URL, NEXT_DIST_DIR: '.next-e2e', ...input.env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${input.port}`;

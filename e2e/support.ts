@@ -1,7 +1,7 @@
-import { expect, test as base, type Page } from '@playwright/test';
+import { expect, test as base, type APIRequestContext, type Browser, type Page } from '@playwright/test';
 import pg from 'pg';
 import { seed } from '../lib/demo/seed';
-import { E2E_DATABASE_URL } from './config';
+import { ACCOUNTS, DEMO_PASSWORD, E2E_DATABASE_URL, E2E_PORT } from './config';
 
 /** Direct access to the test database, to assert on real rows. */
 export class Db {
@@ -53,7 +53,57 @@ export class ChatPage {
   }
 }
 
+const BASE_URL = `http://127.0.0.1:${E2E_PORT}`;
+
+/**
+ * Signs a browser context or API context in (its cookie jar keeps the session).
+ * @param email one of ACCOUNTS
+ */
+export async function signIn(request: APIRequestContext, email: string, baseURL = BASE_URL) {
+  const response = await request.post(`${baseURL}/api/auth/sign-in/email`, {
+    data: { email, password: DEMO_PASSWORD },
+    headers: { origin: baseURL },
+  });
+  expect(response.status(), `sign-in as ${email}`).toBe(200);
+}
+
+/**
+ * A session cookie for plain `fetch` calls (several servers share the one database, so a session
+ * from any server works on all).
+ * @returns the `cookie` header value
+ */
+export async function sessionCookie(email: string, baseURL = BASE_URL): Promise<string> {
+  const response = await fetch(`${baseURL}/api/auth/sign-in/email`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: baseURL },
+    body: JSON.stringify({ email, password: DEMO_PASSWORD }),
+  });
+  expect(response.status, `sign-in as ${email}`).toBe(200);
+  return response.headers
+    .getSetCookie()
+    .map((cookie) => cookie.split(';')[0])
+    .join('; ');
+}
+
+/** A new browser context signed in as `email` (e.g. a reviewer beside the user's context). */
+export async function contextAs(browser: Browser, email: string) {
+  const context = await browser.newContext({ baseURL: BASE_URL });
+  await signIn(context.request, email);
+  return context;
+}
+
+export { ACCOUNTS };
+
 export const test = base.extend<{ db: Db; chat: ChatPage }>({
+  // Unless a test says otherwise, the browser and the API client act as Ada, an end user.
+  page: async ({ page }, use) => {
+    await signIn(page.request, ACCOUNTS.ada);
+    await use(page);
+  },
+  request: async ({ request }, use) => {
+    await signIn(request, ACCOUNTS.ada);
+    await use(request);
+  },
   db: async ({}, use) => {
     // Every test starts from the seeded demo rows (a deleted record comes back).
     await seed(E2E_DATABASE_URL);

@@ -1,4 +1,4 @@
-import { expect, test } from './support';
+import { ACCOUNTS, contextAs, expect, test } from './support';
 
 test.describe('a destructive request pauses for approval', () => {
   test('approve in the chat: the row is deleted, the answer reports it, the card reads Approved', async ({ chat, db, page }) => {
@@ -74,7 +74,7 @@ test.describe('a destructive request pauses for approval', () => {
     await expect(chat.approvalCard('delete-record')).toHaveAttribute('data-state', 'pending');
     const [pending] = (await db.pendingCalls({ toolName: 'delete-record', status: 'pending' })).slice(-1);
 
-    const reviewer = await browser.newContext();
+    const reviewer = await contextAs(browser, ACCOUNTS.rita);
     const inbox = await reviewer.newPage();
     await inbox.goto('/inbox');
     const row = inbox.locator(`[data-testid="inbox-row"][data-tool-call-id="${pending.tool_call_id}"]`);

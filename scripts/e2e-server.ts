@@ -5,7 +5,7 @@ import { startEmbeddedPostgres } from '../lib/db/embedded';
 import { migrate } from '../lib/db/migrate';
 import { seed } from '../lib/demo/seed';
 import { resetDatabase } from '../test/support/reset';
-import { E2E_DB, E2E_PORT } from '../e2e/config';
+import { E2E_DB, E2E_PORT, E2E_SERVER_ENV } from '../e2e/config';
 
 const external = process.env.E2E_DATABASE_URL;
 const db = external ? { url: external, stop: async () => {} } : await startEmbeddedPostgres(E2E_DB);
@@ -13,7 +13,7 @@ await resetDatabase(db.url);
 await migrate(db.url);
 await seed(db.url);
 
-const env = { ...process.env, DATABASE_URL: db.url, NEXT_DIST_DIR: '.next-e2e', NEXT_TELEMETRY_DISABLED: '1' };
+const env = { ...process.env, ...E2E_SERVER_ENV, DATABASE_URL: db.url, NEXT_DIST_DIR: '.next-e2e' };
 const next = 'node_modules/next/dist/bin/next';
 if (!process.env.E2E_SKIP_BUILD) {
   const build = spawnSync(process.execPath, [next, 'build'], { stdio: 'inherit', env });

@@ -1,6 +1,6 @@
 'use client';
 
-import { Inbox, Menu, MessageSquarePlus, Signature } from 'lucide-react';
+import { Inbox, Menu, MessageSquarePlus, ScrollText, Signature } from 'lucide-react';
 import Link from 'next/link';
 import { useState } from 'react';
 import { ChatView } from './chat-view';
@@ -9,6 +9,7 @@ import type { ChatMessage } from './types';
 import { Button } from '@/components/ui/button';
 import type { People } from '@/components/ui/describe';
 import { Sheet } from '@/components/ui/sheet';
+import { AccountMenu, type Viewer } from '@/components/ui/account-menu';
 
 export interface ChatAgent {
   id: string;
@@ -25,7 +26,7 @@ export interface ChatShellProps {
   /** The agent this thread talks to, and the agents a new chat may pick. */
   agent: ChatAgent;
   agents: ChatAgent[];
-  viewer: { id: string; name: string };
+  viewer: Viewer;
   people: People;
 }
 
@@ -62,9 +63,9 @@ export function ChatShell({ threadId, threads, initialMessages, resumeOnMount, a
         <nav className="min-h-0 flex-1 overflow-y-auto px-2" aria-label="Your chats">
           <ThreadList threads={threads} activeId={threadId} />
         </nav>
-        <p className="border-t border-border px-4 py-3 text-xs text-muted-foreground">
-          Signed in as <span className="font-medium text-foreground">{viewer.name}</span>
-        </p>
+        <div className="border-t border-border px-3 py-2">
+          <AccountMenu viewer={viewer} />
+        </div>
       </aside>
 
       <main className="flex min-w-0 flex-1 flex-col">
@@ -94,11 +95,23 @@ export function ChatShell({ threadId, threads, initialMessages, resumeOnMount, a
               · {agent.name}
             </span>
           </h1>
-          <Button asChild variant="ghost" size="sm">
-            <Link href="/inbox">
-              <Inbox aria-hidden /> Inbox
-            </Link>
-          </Button>
+          {viewer.role !== 'user' ? (
+            <Button asChild variant="ghost" size="sm">
+              <Link href="/inbox">
+                <Inbox aria-hidden /> Inbox
+              </Link>
+            </Button>
+          ) : null}
+          {viewer.role === 'admin' ? (
+            <Button asChild variant="ghost" size="sm">
+              <Link href="/audit">
+                <ScrollText aria-hidden /> Audit
+              </Link>
+            </Button>
+          ) : null}
+          <div className="md:hidden">
+            <AccountMenu viewer={viewer} compact />
+          </div>
         </header>
         <ChatView
           key={threadId}

@@ -15,12 +15,13 @@ import { cn } from '@/components/ui/cn';
 import { describeToolCall, personName, summarizeArgs, type People } from '@/components/ui/describe';
 import { Input } from '@/components/ui/textarea';
 import { useHydrated } from '@/components/ui/use-hydrated';
+import { AccountMenu, type Viewer } from '@/components/ui/account-menu';
 
 export interface InboxViewProps {
   items: InboxItem[];
   /** Which list: calls waiting on a person, or calls whose outcome is unknown after a crash. */
   status: 'pending' | 'unknown';
-  viewer: { id: string; name: string };
+  viewer: Viewer;
   people: People;
 }
 
@@ -220,9 +221,9 @@ export function InboxView({ items, status, viewer, people }: InboxViewProps) {
             {items.length}
           </span>
         </h1>
-        <span className="ml-auto hidden text-xs text-muted-foreground sm:inline">
-          Reviewing as <span className="font-medium text-foreground">{viewer.name}</span>
-        </span>
+        <div className="ml-auto hidden sm:block">
+          <AccountMenu viewer={viewer} />
+        </div>
         <Button asChild variant="ghost" size="sm" className="ml-auto sm:ml-0">
           <Link href="/">
             <MessageSquare aria-hidden /> Chat

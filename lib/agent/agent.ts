@@ -32,6 +32,9 @@ export const APPROVAL_RESUME_SCHEMA = JSON.stringify(
 
 const DEFAULT_MAX_STEPS = 8;
 
+/** Largest tool-call arguments accepted from a model, in bytes of JSON; larger calls fail without running. */
+export const MAX_TOOL_ARGS_BYTES = 8 * 1024;
+
 /** How long emitted chunks may wait before they are written to the event log, in ms. */
 export const EVENT_FLUSH_MS = 50;
 /** A segment renews its run's lease this often, in ms … */
@@ -799,6 +802,10 @@ export class Agent {
           continue;
         }
         // Input is validated before approval is asked: an invalid call never reaches a reviewer.
+        if (Buffer.byteLength(JSON.stringify(call.args ?? null)) > MAX_TOOL_ARGS_BYTES) {
+          this.settle(ctx, call, { type: 'error', message: `The arguments are larger than ${MAX_TOOL_ARGS_BYTES} bytes.` });
+          continue;
+        }
         const parsed = tool.inputSchema.safeParse(call.args);
         if (!parsed.success) {
           this.settle(ctx, call, { type: 'error', message: `Invalid input: ${z.prettifyError(parsed.error)}` });

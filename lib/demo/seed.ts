@@ -1,4 +1,17 @@
+import { hashPassword } from 'better-auth/crypto';
 import pg from 'pg';
+
+/** Password of every demo account (local use only; listed in the README). */
+export const DEMO_PASSWORD = 'countersign-demo';
+
+/** Demo accounts: two end users, two reviewers (four-eyes needs a second one) and an admin. */
+export const DEMO_ACCOUNTS = [
+  { id: 'user-ada', name: 'Ada', email: 'ada@example.com', role: 'user' },
+  { id: 'user-ben', name: 'Ben', email: 'ben@example.com', role: 'user' },
+  { id: 'reviewer-rita', name: 'Rita', email: 'rita@example.com', role: 'reviewer' },
+  { id: 'reviewer-sam', name: 'Sam', email: 'sam@example.com', role: 'reviewer' },
+  { id: 'admin-alex', name: 'Alex', email: 'alex@example.com', role: 'admin' },
+] as const;
 
 /** Demo customers, orders and records (SPEC §9): every tool acts on real rows. */
 export const SEED = {
@@ -44,6 +57,20 @@ export async function seed(databaseUrl: string): Promise<number> {
         'INSERT INTO orders (id, customer_id, amount, status) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING',
         [o.id, o.customerId, o.amount, o.status],
       );
+      inserted += r.rowCount ?? 0;
+    }
+    for (const account of DEMO_ACCOUNTS) {
+      const r = await client.query(
+        'INSERT INTO users (id, name, email, email_verified, role) VALUES ($1, $2, $3, true, $4) ON CONFLICT (id) DO NOTHING',
+        [account.id, account.name, account.email, account.role],
+      );
+      if (r.rowCount) {
+        // better-auth's own password hash, so sign-in works as for any account.
+        await client.query(
+          `INSERT INTO accounts (id, account_id, provider_id, user_id, password) VALUES ($1, $2, 'credential', $2, $3)`,
+          [`${account.id}-credential`, account.id, await hashPassword(DEMO_PASSWORD)],
+        );
+      }
       inserted += r.rowCount ?? 0;
     }
     for (const rec of SEED.records) {

@@ -21,17 +21,44 @@ export function errorResponse(status: number, code: string, message: string, det
 
 /** Maps any thrown value to an error response; unknown errors are logged and stay generic. */
 export function toErrorResponse(error: unknown): Response {
-  if (error instanceof ApiError) return errorResponse(error.status, error.code, error.message, error.details);
+  if (error instanceof ApiError) {
+    const response = errorResponse(error.status, error.code, error.message, error.details);
+    const retryAfter = (error.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds;
+    if (error.status === 429 && retryAfter) response.headers.set('retry-after', String(retryAfter));
+    return response;
+  }
   if (error instanceof AgentError) return errorResponse(error.status, error.code, error.message, error.details);
   if (error instanceof z.ZodError) return errorResponse(400, 'BAD_REQUEST', 'The request is not valid.', error.issues);
   console.error('[api] unexpected error', error);
   return errorResponse(500, 'INTERNAL', 'Something went wrong on our side. Try again.');
 }
 
-/** Wraps a route handler so every failure becomes a JSON error response. */
-export function withErrors<A extends unknown[]>(handler: (...args: A) => Promise<Response>) {
+const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * CSRF defence for state-changing requests: a browser always sends `Origin` with them, and it must
+ * name this server. Requests without `Origin` (server-to-server clients) still need a session.
+ * @throws ApiError 403 CSRF_ORIGIN
+ */
+export function checkOrigin(request: Request) {
+  if (!STATE_CHANGING.has(request.method)) return;
+  const origin = request.headers.get('origin');
+  if (origin === null) return;
+  const host = request.headers.get('x-forwarded-host') ?? request.headers.get('host');
+  let originHost: string | null = null;
+  try {
+    originHost = new URL(origin).host;
+  } catch {
+    // "null" or garbage: refused below.
+  }
+  if (!host || originHost !== host) throw new ApiError(403, 'CSRF_ORIGIN', 'Cross-site requests are not allowed.');
+}
+
+/** Wraps a route handler: the CSRF origin check first, then every failure becomes a JSON error response. */
+export function withErrors<A extends [Request, ...unknown[]]>(handler: (...args: A) => Promise<Response>) {
   return async (...args: A): Promise<Response> => {
     try {
+      checkOrigin(args[0]);
       return await handler(...args);
     } catch (error) {
       return toErrorResponse(error);

@@ -1,5 +1,8 @@
 import { z } from 'zod';
 
+/** Requests to POST /api/chat per user and minute (CHAT_RATE_LIMIT_PER_MINUTE, default 30). */
+export const CHAT_RATE_LIMIT = { limit: Number(process.env.CHAT_RATE_LIMIT_PER_MINUTE ?? 30), windowMs: 60_000 };
+
 /** Longest user message accepted, in characters. */
 export const MAX_MESSAGE_CHARS = 8_000;
 

@@ -1,7 +1,9 @@
+import { requireActor } from '@/lib/auth/session';
 import { withErrors } from '@/lib/http/errors';
 import { inboxQuerySchema, listInbox } from '@/lib/inbox/queries';
 
 export const GET = withErrors(async (request: Request) => {
+  await requireActor(request, ['reviewer', 'admin']);
   const query = inboxQuerySchema.parse(Object.fromEntries(new URL(request.url).searchParams));
   return Response.json(await listInbox(query));
 });

@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
 import { ChatShell } from '@/components/chat/chat-shell';
-import { currentReviewer, currentUser, displayName } from '@/lib/auth/demo';
+import { displayNames, requirePageActor } from '@/lib/auth/session';
 import { findActiveSegment } from '@/lib/chat/tail';
 import { listThreads, loadThreadUIMessages } from '@/lib/chat/threads';
 import { CHAT_AGENTS, DEFAULT_AGENT_ID } from '@/lib/demo/agents';
@@ -23,18 +23,25 @@ export default async function ChatPage({
 }) {
   const { threadId } = await params;
   if (!THREAD_ID.test(threadId)) notFound();
-  const user = currentUser();
+  const user = await requirePageActor(['user', 'reviewer', 'admin'], `/chat/${threadId}`);
   const [threads, messages, active, thread] = await Promise.all([
     listThreads({ resourceId: user.id }),
     loadThreadUIMessages({ threadId, resourceId: user.id }),
     findActiveSegment(threadId),
     prisma().thread.findUnique({ where: { id: threadId }, select: { agentId: true } }),
   ]);
+  // Someone else's thread looks exactly like a missing page.
+  if (thread && messages === null) notFound();
   // An existing thread keeps its agent; a new one may pick one with ?agent=.
   const requested = (await searchParams).agent;
   const agentId = thread?.agentId ?? (CHAT_AGENTS.some((agent) => agent.id === requested) ? requested! : DEFAULT_AGENT_ID);
   // null also means "no rows yet": `/` sends people to a fresh id, which is an empty new chat.
-  const people = Object.fromEntries([user.id, currentReviewer().id].map((id) => [id, displayName(id)]));
+  const deciders = (messages ?? []).flatMap((message) =>
+    message.parts.flatMap((part) =>
+      (part.type === 'data-tool-call-approval' || part.type === 'data-tool-call-suspended') && part.data.decision ? [part.data.decision.by] : [],
+    ),
+  );
+  const people = await displayNames([user.id, ...deciders]);
   return (
     <ChatShell
       threadId={threadId}
@@ -43,7 +50,7 @@ export default async function ChatPage({
       resumeOnMount={active !== null && messages !== null}
       agent={CHAT_AGENTS.find((agent) => agent.id === agentId)!}
       agents={CHAT_AGENTS}
-      viewer={{ id: user.id, name: displayName(user.id) }}
+      viewer={{ id: user.id, name: user.name, role: user.role }}
       people={people}
     />
   );

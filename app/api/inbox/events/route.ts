@@ -1,3 +1,4 @@
+import { requireActor } from '@/lib/auth/session';
 import { withErrors } from '@/lib/http/errors';
 import { notifications } from '@/lib/store/listen';
 
@@ -12,6 +13,7 @@ const KEEPALIVE_MS = 15_000;
  * its list. Source: SPEC §7 `GET /api/inbox/events`.
  */
 export const GET = withErrors(async (request: Request) => {
+  await requireActor(request, ['reviewer', 'admin']);
   const encoder = new TextEncoder();
   let unsubscribe: (() => void) | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;

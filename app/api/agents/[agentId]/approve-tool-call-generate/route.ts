@@ -1,5 +1,6 @@
 import { approveBodySchema } from '../../schema';
-import { currentReviewer } from '@/lib/auth/demo';
+import { requireActor } from '@/lib/auth/session';
+import { assertRunAccess } from '@/lib/chat/access';
 import { getAgent } from '@/lib/demo/agents';
 import { readJson, withErrors } from '@/lib/http/errors';
 
@@ -7,6 +8,8 @@ type Params = { params: Promise<{ agentId: string }> };
 
 export const POST = withErrors(async (request: Request, { params }: Params) => {
   const agent = getAgent((await params).agentId);
+  const actor = await requireActor(request);
   const body = await readJson(request, approveBodySchema);
-  return Response.json(await agent.approveToolCallGenerate({ ...body, actor: currentReviewer() }));
+  await assertRunAccess(body.runId, actor);
+  return Response.json(await agent.approveToolCallGenerate({ ...body, actor }));
 });

@@ -1,5 +1,6 @@
 import { resumeBodySchema } from '../../schema';
-import { currentReviewer } from '@/lib/auth/demo';
+import { requireActor } from '@/lib/auth/session';
+import { assertRunAccess } from '@/lib/chat/access';
 import { getAgent } from '@/lib/demo/agents';
 import { readJson, withErrors } from '@/lib/http/errors';
 import { chunkSseResponse } from '@/lib/http/sse';
@@ -8,7 +9,9 @@ type Params = { params: Promise<{ agentId: string }> };
 
 export const POST = withErrors(async (request: Request, { params }: Params) => {
   const agent = getAgent((await params).agentId);
+  const actor = await requireActor(request);
   const { resumeData, ...target } = await readJson(request, resumeBodySchema);
-  const result = await agent.resumeStream(resumeData, { ...target, actor: currentReviewer() });
+  await assertRunAccess(target.runId, actor);
+  const result = await agent.resumeStream(resumeData, { ...target, actor });
   return chunkSseResponse(result.fullStream);
 });

@@ -1,5 +1,6 @@
 import { sendToolApprovalBodySchema } from '../../schema';
-import { currentReviewer } from '@/lib/auth/demo';
+import { requireActor } from '@/lib/auth/session';
+import { assertThreadAccess } from '@/lib/chat/access';
 import { getAgent } from '@/lib/demo/agents';
 import { readJson, withErrors } from '@/lib/http/errors';
 
@@ -7,7 +8,9 @@ type Params = { params: Promise<{ agentId: string }> };
 
 export const POST = withErrors(async (request: Request, { params }: Params) => {
   const agent = getAgent((await params).agentId);
+  const actor = await requireActor(request);
   const body = await readJson(request, sendToolApprovalBodySchema);
-  const { accepted, runId, toolCallId } = await agent.sendToolApproval({ ...body, actor: currentReviewer() });
+  await assertThreadAccess({ threadId: body.threadId, resourceId: body.resourceId, actor });
+  const { accepted, runId, toolCallId } = await agent.sendToolApproval({ ...body, actor });
   return Response.json({ accepted, runId, toolCallId });
 });

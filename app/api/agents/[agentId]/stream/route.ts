@@ -1,4 +1,6 @@
 import { streamBodySchema, streamInput, streamOptions } from '../../schema';
+import { requireActor } from '@/lib/auth/session';
+import { assertThreadAccess } from '@/lib/chat/access';
 import { getAgent } from '@/lib/demo/agents';
 import { readJson, withErrors } from '@/lib/http/errors';
 import { chunkSseResponse } from '@/lib/http/sse';
@@ -7,7 +9,9 @@ type Params = { params: Promise<{ agentId: string }> };
 
 export const POST = withErrors(async (request: Request, { params }: Params) => {
   const agent = getAgent((await params).agentId);
+  const actor = await requireActor(request);
   const body = await readJson(request, streamBodySchema);
+  await assertThreadAccess({ threadId: body.threadId, resourceId: body.resourceId, actor });
   const result = await agent.stream(streamInput(body), streamOptions(body));
   return chunkSseResponse(result.fullStream);
 });

@@ -1,4 +1,5 @@
 import { suspendedRunsQuerySchema } from '../../schema';
+import { requireActor } from '@/lib/auth/session';
 import { getAgent } from '@/lib/demo/agents';
 import { withErrors } from '@/lib/http/errors';
 
@@ -6,6 +7,8 @@ type Params = { params: Promise<{ agentId: string }> };
 
 export const GET = withErrors(async (request: Request, { params }: Params) => {
   const agent = getAgent((await params).agentId);
+  const actor = await requireActor(request);
   const query = suspendedRunsQuerySchema.parse(Object.fromEntries(new URL(request.url).searchParams));
-  return Response.json(await agent.listSuspendedRuns(query));
+  // End users see only their own runs, whatever they ask for.
+  return Response.json(await agent.listSuspendedRuns(actor.role === 'user' ? { ...query, resourceId: actor.id } : query));
 });

@@ -1,4 +1,4 @@
-import { currentUser } from '@/lib/auth/demo';
+import { requireActor } from '@/lib/auth/session';
 import { ApiError, withErrors } from '@/lib/http/errors';
 import { prisma } from '@/lib/store/db';
 import { notifications } from '@/lib/store/listen';
@@ -16,9 +16,10 @@ const KEEPALIVE_MS = 15_000;
  * active stream or reloads its messages. Fed by PostgreSQL NOTIFY, so it works across servers.
  */
 export const GET = withErrors(async (request: Request, { params }: Params) => {
+  const actor = await requireActor(request);
   const { id } = await params;
   const thread = await prisma().thread.findUnique({ where: { id }, select: { resourceId: true } });
-  if (thread && thread.resourceId !== currentUser().id) throw new ApiError(404, 'NOT_FOUND', 'No such thread.');
+  if (thread && thread.resourceId !== actor.id) throw new ApiError(404, 'NOT_FOUND', 'No such thread.');
 
   const runIds = new Set<string>();
   const encoder = new TextEncoder();

@@ -1,5 +1,5 @@
 import { createUIMessageStreamResponse } from 'ai';
-import { currentUser } from '@/lib/auth/demo';
+import { requireActor } from '@/lib/auth/session';
 import { findActiveSegment, tailRunEvents } from '@/lib/chat/tail';
 import { ApiError, withErrors } from '@/lib/http/errors';
 import { prisma } from '@/lib/store/db';
@@ -12,11 +12,12 @@ type Params = { params: Promise<{ id: string }> };
  * message the active segment streams into (useChat replaces that message with what it receives)
  * and follows it live, from whichever server writes it. 204 when nothing is active.
  */
-export const GET = withErrors(async (_request: Request, { params }: Params) => {
+export const GET = withErrors(async (request: Request, { params }: Params) => {
+  const actor = await requireActor(request);
   const { id } = await params;
   const thread = await prisma().thread.findUnique({ where: { id }, select: { resourceId: true } });
   if (!thread) return new Response(null, { status: 204 });
-  if (thread.resourceId !== currentUser().id) throw new ApiError(404, 'NOT_FOUND', 'No such thread.');
+  if (thread.resourceId !== actor.id) throw new ApiError(404, 'NOT_FOUND', 'No such thread.');
   const active = await findActiveSegment(id);
   if (!active) return new Response(null, { status: 204 });
   const chunks = tailRunEvents({

@@ -1,0 +1,25 @@
+import type { Metadata } from 'next';
+import { headers } from 'next/headers';
+import { redirect } from 'next/navigation';
+import { SignInForm } from '@/components/auth/sign-in-form';
+import { actorFromHeaders } from '@/lib/auth/session';
+import { DEMO_ACCOUNTS, DEMO_PASSWORD } from '@/lib/demo/seed';
+
+export const dynamic = 'force-dynamic';
+export const metadata: Metadata = { title: 'Sign in' };
+
+/** Only same-site paths may be returned to after signing in. */
+function safeNext(next: string | undefined): string {
+  return next && next.startsWith('/') && !next.startsWith('//') ? next : '/';
+}
+
+export default async function SignInPage({ searchParams }: { searchParams: Promise<{ next?: string }> }) {
+  const next = safeNext((await searchParams).next);
+  if (await actorFromHeaders(await headers())) redirect(next);
+  const demo = process.env.NODE_ENV !== 'production' || process.env.COUNTERSIGN_SHOW_DEMO_ACCOUNTS === '1';
+  return (
+    <main className="flex min-h-dvh items-center justify-center p-4">
+      <SignInForm next={next} demoAccounts={demo ? DEMO_ACCOUNTS.map(({ email, name, role }) => ({ email, name, role })) : []} demoPassword={demo ? DEMO_PASSWORD : null} />
+    </main>
+  );
+}

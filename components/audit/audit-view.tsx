@@ -1,0 +1,158 @@
+'use client';
+
+import { Download, MessageSquare, ScrollText } from 'lucide-react';
+import Link from 'next/link';
+import { Fragment, useState } from 'react';
+import { AccountMenu, type Viewer } from '@/components/ui/account-menu';
+import { Badge } from '@/components/ui/badge';
+import { Button } from '@/components/ui/button';
+import { Input } from '@/components/ui/textarea';
+import { RelativeTime } from '@/components/ui/time';
+import type { AuditEntry } from '@/lib/audit/queries';
+
+export interface AuditViewProps {
+  entries: AuditEntry[];
+  nextCursor: string | null;
+  filters: { actorId: string; toolName: string; kind: string };
+  people: Record<string, string>;
+  viewer: Viewer;
+}
+
+function outcome(entry: AuditEntry): { label: string; tone: 'accent' | 'neutral' } {
+  if (entry.kind === 'resume') return { label: 'Answered', tone: 'neutral' };
+  if (entry.kind === 'decline') return { label: 'Declined', tone: 'neutral' };
+  return { label: entry.editedArgs ? 'Approved with edits' : 'Approved', tone: 'accent' };
+}
+
+/** The admins' decision log: filters (a GET form, so they live in the URL), a table, CSV export. */
+export function AuditView({ entries, nextCursor, filters, people, viewer }: AuditViewProps) {
+  const [open, setOpen] = useState<string | null>(null);
+  const query = new URLSearchParams(Object.entries(filters).filter(([, value]) => value));
+  return (
+    <div className="flex min-h-dvh flex-col">
+      <header className="flex h-14 shrink-0 items-center gap-2 border-b border-border px-3 md:px-4">
+        <ScrollText className="size-5 text-primary" aria-hidden />
+        <h1 className="text-sm font-semibold">Audit</h1>
+        <div className="ml-auto flex items-center gap-1">
+          <Button asChild variant="ghost" size="sm">
+            <Link href="/inbox">Inbox</Link>
+          </Button>
+          <Button asChild variant="ghost" size="sm">
+            <Link href="/">
+              <MessageSquare aria-hidden /> Chat
+            </Link>
+          </Button>
+          <AccountMenu viewer={viewer} compact />
+        </div>
+      </header>
+      <form method="get" className="flex flex-wrap items-end gap-2 border-b border-border px-3 py-2 md:px-4" aria-label="Filters">
+        <label className="flex flex-col gap-1 text-xs">
+          Actor id
+          <Input name="actorId" defaultValue={filters.actorId} className="w-40" />
+        </label>
+        <label className="flex flex-col gap-1 text-xs">
+          Tool
+          <Input name="toolName" defaultValue={filters.toolName} className="w-40" />
+        </label>
+        <label className="flex flex-col gap-1 text-xs">
+          Outcome
+          <select name="kind" defaultValue={filters.kind} className="h-9 rounded-md border border-border bg-background px-2 text-sm">
+            <option value="">Any</option>
+            <option value="approval">Approved</option>
+            <option value="decline">Declined</option>
+            <option value="resume">Answered</option>
+          </select>
+        </label>
+        <Button type="submit" size="sm">
+          Filter
+        </Button>
+        <Button asChild variant="outline" size="sm" className="ml-auto">
+          <a href={`/api/audit?${new URLSearchParams([...query, ['format', 'csv'], ['limit', '500']])}`} data-testid="audit-csv">
+            <Download aria-hidden /> CSV
+          </a>
+        </Button>
+      </form>
+      {entries.length === 0 ? (
+        <p data-testid="audit-empty" className="p-8 text-center text-sm text-muted-foreground">
+          No decisions match these filters.
+        </p>
+      ) : (
+        <div className="overflow-x-auto">
+          <table className="w-full text-left text-sm">
+            <thead className="border-b border-border text-xs text-muted-foreground">
+              <tr>
+                <th className="px-4 py-2 font-medium">When</th>
+                <th className="px-4 py-2 font-medium">Who</th>
+                <th className="px-4 py-2 font-medium">Tool</th>
+                <th className="px-4 py-2 font-medium">Outcome</th>
+                <th className="px-4 py-2 font-medium">Reason</th>
+                <th className="px-4 py-2 font-medium">Fingerprint</th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-border">
+              {entries.map((entry) => {
+                const { label, tone } = outcome(entry);
+                return (
+                  <Fragment key={entry.id}>
+                    <tr
+                      data-testid="audit-row"
+                      data-kind={entry.kind}
+                      data-tool-call-id={entry.toolCallId}
+                      className="cursor-pointer hover:bg-muted/50"
+                      onClick={() => setOpen(open === entry.id ? null : entry.id)}
+                    >
+                      <td className="px-4 py-2 whitespace-nowrap">
+                        <RelativeTime iso={entry.at} />
+                      </td>
+                      <td className="px-4 py-2 whitespace-nowrap">
+                        {people[entry.actorId] ?? entry.actorId} <span className="text-xs text-muted-foreground">({entry.actorRole})</span>
+                      </td>
+                      <td className="px-4 py-2 font-mono text-xs">{entry.chain.join(' › ') || entry.toolName}</td>
+                      <td className="px-4 py-2">
+                        <Badge tone={tone}>{label}</Badge>
+                      </td>
+                      <td className="max-w-64 truncate px-4 py-2">{entry.reason ?? '—'}</td>
+                      <td className="px-4 py-2 font-mono text-xs" title={entry.fingerprint}>
+                        {entry.fingerprint.slice(0, 12)}
+                      </td>
+                    </tr>
+                    {open === entry.id ? (
+                      <tr>
+                        <td colSpan={6} className="bg-muted/30 px-4 py-3">
+                          <div className="grid gap-3 md:grid-cols-2">
+                            <div>
+                              <p className="text-xs font-medium text-muted-foreground">Arguments the decider saw</p>
+                              <pre className="mt-1 overflow-x-auto rounded bg-background p-2 text-xs">{JSON.stringify(entry.args, null, 2)}</pre>
+                            </div>
+                            <div>
+                              <p className="text-xs font-medium text-muted-foreground">
+                                {entry.editedArgs ? `Edited to (fingerprint ${entry.editedFingerprint?.slice(0, 12)})` : entry.resumeData ? 'Answer' : 'No edits'}
+                              </p>
+                              <pre className="mt-1 overflow-x-auto rounded bg-background p-2 text-xs">
+                                {JSON.stringify(entry.editedArgs ?? entry.resumeData ?? null, null, 2)}
+                              </pre>
+                            </div>
+                          </div>
+                          <p className="mt-2 text-xs text-muted-foreground">
+                            Requested by {people[entry.requester] ?? entry.requester} · run {entry.runId} · call {entry.toolCallId}
+                          </p>
+                        </td>
+                      </tr>
+                    ) : null}
+                  </Fragment>
+                );
+              })}
+            </tbody>
+          </table>
+          {nextCursor ? (
+            <div className="p-4">
+              <Button asChild variant="outline" size="sm">
+                <Link href={`/audit?${new URLSearchParams([...query, ['cursor', nextCursor]])}`}>Older</Link>
+              </Button>
+            </div>
+          ) : null}
+        </div>
+      )}
+    </div>
+  );
+}

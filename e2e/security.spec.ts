@@ -1,0 +1,298 @@
+import fs from 'node:fs';
+import type { APIResponse } from '@playwright/test';
+import path from 'node:path';
+import { ACCOUNTS, contextAs, expect, sessionCookie, signIn, test } from './support';
+import { parseSse } from './sse';
+import { startServer } from './servers';
+
+type Chunk = { type: string; runId: string; payload: Record<string, any> };
+
+/** Every route handler under app/api and the HTTP methods it exports, found on disk. */
+function routeHandlers(): { path: string; methods: string[] }[] {
+  const out: { path: string; methods: string[] }[] = [];
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.name === 'route.ts') {
+        const source = fs.readFileSync(full, 'utf8');
+        const methods = [...source.matchAll(/export (?:const|async function|function) (GET|POST|PUT|PATCH|DELETE)\b/g)].map((m) => m[1]);
+        const url = path
+          .relative('app', path.dirname(full))
+          .split(path.sep)
+          .map((segment) => (segment.startsWith('[') ? 'x' : segment))
+          .join('/');
+        out.push({ path: `/${url}`, methods });
+      }
+    }
+  };
+  walk('app/api');
+  return out;
+}
+
+test.describe('sign-in and roles', () => {
+  test('sign in with email and password; the session cookie is httpOnly and lives in PostgreSQL; sign out ends it', async ({ browser, db }) => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto('/inbox');
+    await expect(page).toHaveURL(/\/sign-in\?next=%2Finbox/);
+    await page.getByTestId('sign-in-email').fill(ACCOUNTS.rita);
+    await page.getByTestId('sign-in-password').fill('wrong password');
+    await page.getByTestId('sign-in-submit').click();
+    await expect(page.getByTestId('sign-in-error')).toBeVisible();
+    await page.getByTestId('sign-in-password').fill('countersign-demo');
+    await page.getByTestId('sign-in-submit').click();
+    await expect(page).toHaveURL(/\/inbox$/);
+    await expect(page.getByTestId('signed-in-as')).toContainText('Rita');
+
+    const cookie = (await context.cookies()).find((c) => c.name.includes('session_token'));
+    expect(cookie?.httpOnly).toBe(true);
+    const token = decodeURIComponent(cookie!.value).split('.')[0];
+    expect(await db.query('SELECT user_id FROM sessions WHERE token = $1', [token])).toEqual([{ user_id: 'reviewer-rita' }]);
+
+    await page.getByTestId('sign-out').first().click();
+    await expect(page).toHaveURL(/\/sign-in/);
+    expect(await db.query('SELECT 1 FROM sessions WHERE token = $1', [token])).toHaveLength(0);
+    await page.goto('/inbox');
+    await expect(page).toHaveURL(/\/sign-in/);
+    await context.close();
+  });
+
+  test('the inbox is for reviewers and admins, the audit for admins — pages and APIs alike', async ({ browser, page, request }) => {
+    await page.goto('/inbox');
+    await expect(page).toHaveURL(/\/forbidden/);
+    expect((await request.get('/api/inbox')).status()).toBe(403);
+    expect((await request.get('/api/audit')).status()).toBe(403);
+
+    const rita = await contextAs(browser, ACCOUNTS.rita);
+    expect((await rita.request.get('/api/inbox')).status()).toBe(200);
+    expect((await rita.request.get('/api/audit')).status()).toBe(403);
+    const ritaPage = await rita.newPage();
+    await ritaPage.goto('/audit');
+    await expect(ritaPage).toHaveURL(/\/forbidden/);
+    await rita.close();
+
+    const alex = await contextAs(browser, ACCOUNTS.alex);
+    expect((await alex.request.get('/api/audit')).status()).toBe(200);
+    expect((await alex.request.get('/api/inbox')).status()).toBe(200);
+    const alexPage = await alex.newPage();
+    await alexPage.goto('/audit');
+    await expect(alexPage.getByRole('heading', { name: 'Audit' })).toBeVisible();
+    await alex.close();
+  });
+
+  test('four-eyes: a refund above 100 refuses the requester and a reviewer who asked for it themself', async ({ browser, chat, db, page, request }) => {
+    await chat.open();
+    await chat.send('refund order ord-1042 for 250');
+    const card = chat.approvalCard('issue-refund');
+    await expect(card).toHaveAttribute('data-state', 'pending');
+    await expect(card.getByTestId('approve-button')).toHaveCount(0);
+    await expect(page.getByTestId('chat-waiting')).toBeVisible();
+    const [mine] = (await db.pendingCalls({ toolName: 'issue-refund', status: 'pending' })).slice(-1);
+    const own = await request.post(`/api/runs/${mine.run_id}/tool-calls/${mine.tool_call_id}/decision`, { data: { approved: true } });
+    expect(own.status()).toBe(403);
+    expect((await own.json()).error.code).toBe('FOUR_EYES');
+
+    // Rita asks for a refund herself; she may not approve it, Sam may.
+    const rita = await contextAs(browser, ACCOUNTS.rita);
+    const started = await rita.request.post('/api/agents/ops-agent/stream', {
+      data: { messages: 'refund order ord-1043 for 150', threadId: `four-eyes-${crypto.randomUUID()}`, resourceId: 'reviewer-rita' },
+    });
+    const approval = (await parseSse<Chunk>(await started.body())).find((chunk) => chunk.type === 'tool-call-approval')!;
+    const self = await rita.request.post(`/api/runs/${approval.runId}/tool-calls/${approval.payload.toolCallId}/decision`, { data: { approved: true } });
+    expect(self.status()).toBe(403);
+    expect((await self.json()).error.code).toBe('FOUR_EYES');
+    await rita.close();
+    const sam = await contextAs(browser, ACCOUNTS.sam);
+    const other = await sam.request.post(`/api/runs/${approval.runId}/tool-calls/${approval.payload.toolCallId}/decision`, { data: { approved: true } });
+    expect(other.status()).toBe(200);
+    expect(await other.text()).toContain('Refunded $150 on ord-1043');
+    await sam.close();
+  });
+});
+
+test.describe('no way in', () => {
+  test('every route handler under app/api answers 401 without a session (sign-in and health excepted)', async ({ playwright, baseURL }) => {
+    const anonymous = await playwright.request.newContext({ baseURL });
+    const handlers = routeHandlers();
+    expect(handlers.length).toBeGreaterThan(15);
+    let checked = 0;
+    for (const handler of handlers) {
+      if (handler.path.startsWith('/api/auth/') || handler.path === '/api/health') continue;
+      for (const method of handler.methods) {
+        const response = await anonymous.fetch(handler.path, { method, data: method === 'GET' ? undefined : {} });
+        expect(response.status(), `${method} ${handler.path}`).toBe(401);
+        expect((await response.json()).error.code, `${method} ${handler.path}`).toBe('UNAUTHENTICATED');
+        checked += 1;
+      }
+    }
+    expect(checked).toBeGreaterThan(15);
+    await anonymous.dispose();
+  });
+
+  test("user B can neither read, decide nor resume user A's thread or run", async ({ browser, chat, db, page }) => {
+    const threadId = await chat.open();
+    await chat.send('delete record rec-38');
+    await expect(chat.approvalCard('delete-record')).toHaveAttribute('data-state', 'pending');
+    const [call] = (await db.pendingCalls({ toolName: 'delete-record', status: 'pending' })).slice(-1);
+
+    const ben = await contextAs(browser, ACCOUNTS.ben);
+    const b = ben.request;
+    const attempts = await Promise.all([
+      b.get(`/api/chat/${threadId}`),
+      b.get(`/api/chat/${threadId}/stream`),
+      b.get(`/api/chat/${threadId}/events`),
+      b.post('/api/chat', { data: { id: threadId, messages: [{ role: 'user', parts: [{ type: 'text', text: 'hi' }] }] } }),
+      b.post('/api/chat', { data: { id: threadId, messages: [], decision: { runId: call.run_id, toolCallId: call.tool_call_id, approved: true } } }),
+      b.post(`/api/runs/${call.run_id}/tool-calls/${call.tool_call_id}/decision`, { data: { approved: true } }),
+      b.post(`/api/runs/${call.run_id}/tool-calls/${call.tool_call_id}/resume`, { data: { resumeData: {} } }),
+      b.post('/api/agents/ops-agent/approve-tool-call', { data: { runId: call.run_id, toolCallId: call.tool_call_id } }),
+      b.post('/api/agents/ops-agent/decline-tool-call', { data: { runId: call.run_id } }),
+      b.post('/api/agents/ops-agent/send-tool-approval', { data: { threadId, resourceId: 'user-ada', approved: true } }),
+      b.post('/api/agents/ops-agent/stream', { data: { messages: 'hi', threadId, resourceId: 'user-ben' } }),
+    ]);
+    for (const response of attempts) expect([403, 404], response.url()).toContain(response.status());
+    const listed = await (await b.get(`/api/agents/ops-agent/suspended-runs?threadId=${threadId}`)).json();
+    expect(listed.total).toBe(0);
+    const benPage = await ben.newPage();
+    const visit = await benPage.goto(`/chat/${threadId}`);
+    expect(visit?.status()).toBe(404);
+    await ben.close();
+
+    expect(await db.recordExists('rec-38')).toBe(true);
+    expect((await db.pendingCalls({ toolName: 'delete-record', status: 'pending' })).map((row) => row.tool_call_id)).toContain(call.tool_call_id);
+    await page.reload();
+    await expect(chat.approvalCard('delete-record')).toHaveAttribute('data-state', 'pending');
+  });
+});
+
+test.describe('bad input changes nothing', () => {
+  test('invalid JSON, oversize bodies, wrong types and too-long messages get clear errors and leave every table as it was', async ({ request, db }) => {
+    const tables = (await db.query<{ tablename: string }>(`SELECT tablename FROM pg_tables WHERE schemaname = 'public'`)).map((row) => row.tablename);
+    const counts = async () =>
+      Object.fromEntries(await Promise.all(tables.map(async (table) => [table, (await db.query(`SELECT count(*)::int AS n FROM "${table}"`))[0].n])));
+    const before = await counts();
+
+    const cases: { name: string; send: () => Promise<APIResponse>; status: number; code: string }[] = [
+      { name: 'invalid JSON', send: () => request.post('/api/chat', { headers: { 'content-type': 'application/json' }, data: Buffer.from('{"id":') }), status: 400, code: 'INVALID_JSON' },
+      { name: 'oversize body', send: () => request.post('/api/chat', { data: { id: 't', messages: [], pad: 'x'.repeat(300 * 1024) } }), status: 413, code: 'BODY_TOO_LARGE' },
+      { name: 'wrong types', send: () => request.post('/api/chat', { data: { id: 42, messages: 'hi' } }), status: 400, code: 'BAD_REQUEST' },
+      {
+        name: 'too-long message',
+        send: () => request.post('/api/chat', { data: { id: `bad-${crypto.randomUUID()}`, messages: [{ role: 'user', parts: [{ type: 'text', text: 'x'.repeat(9_000) }] }] } }),
+        status: 413,
+        code: 'MESSAGE_TOO_LONG',
+      },
+      { name: 'empty message', send: () => request.post('/api/chat', { data: { id: 't2', messages: [{ role: 'user', parts: [{ type: 'text', text: '   ' }] }] } }), status: 400, code: 'EMPTY_MESSAGE' },
+      { name: 'decision with wrong types', send: () => request.post('/api/runs/r/tool-calls/c/decision', { data: { approved: 'yes' } }), status: 400, code: 'BAD_REQUEST' },
+      { name: 'decision on an unknown run', send: () => request.post('/api/runs/nope/tool-calls/nope/decision', { data: { approved: true } }), status: 404, code: 'NO_SNAPSHOT_FOUND' },
+      { name: 'resume of an unknown run', send: () => request.post('/api/runs/nope/tool-calls/nope/resume', { data: { resumeData: { city: 'Oslo' } } }), status: 404, code: 'NO_SNAPSHOT_FOUND' },
+      { name: 'agents stream without ids', send: () => request.post('/api/agents/ops-agent/stream', { data: { messages: 'hi' } }), status: 400, code: 'BAD_REQUEST' },
+    ];
+    for (const c of cases) {
+      const response = await c.send();
+      expect(response.status(), c.name).toBe(c.status);
+      const error = (await response.json()).error;
+      expect(error, c.name).toMatchObject({ code: c.code, message: expect.any(String) });
+    }
+    expect(await counts()).toEqual(before);
+  });
+
+  test('oversize tool arguments from the model are refused before any approval or execution', async ({ request, db }) => {
+    // 3,000 three-byte characters: a short message, but 9 KB of arguments.
+    const huge = '€'.repeat(3_000);
+    const result = await (
+      await request.post('/api/agents/ops-agent/generate', {
+        data: { messages: `/tool delete-record {"id":"${huge}"}`, threadId: `big-${crypto.randomUUID()}`, resourceId: 'user-ada' },
+      })
+    ).json();
+    expect(result.finishReason).toBe('stop');
+    expect(result.suspendedToolCalls).toEqual([]);
+    expect(result.text).toContain('larger than 8192 bytes');
+    expect(await db.query('SELECT 1 FROM pending_tool_calls WHERE run_id = $1', [result.runId])).toHaveLength(0);
+  });
+});
+
+test.describe('CSRF and rate limits', () => {
+  test('a cross-origin POST is refused; a same-origin one is accepted', async ({ request, baseURL }) => {
+    const body = { id: `csrf-${crypto.randomUUID()}`, messages: [{ role: 'user', parts: [{ type: 'text', text: 'hello' }] }] };
+    const evil = await request.post('/api/chat', { headers: { origin: 'https://evil.example' }, data: body });
+    expect(evil.status()).toBe(403);
+    expect((await evil.json()).error.code).toBe('CSRF_ORIGIN');
+    const same = await request.post('/api/chat', { headers: { origin: baseURL! }, data: body });
+    expect(same.status()).toBe(200);
+  });
+
+  test('POST /api/chat is rate-limited per user with 429 and Retry-After', async () => {
+    const server = await startServer({ port: 3106, env: { CHAT_RATE_LIMIT_PER_MINUTE: '3' } });
+    try {
+      const cookie = await sessionCookie(ACCOUNTS.sam, server.url);
+      const statuses: number[] = [];
+      let retryAfter: string | null = null;
+      for (let i = 0; i < 5; i += 1) {
+        const response = await fetch(`${server.url}/api/chat`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', cookie },
+          body: JSON.stringify({ id: `rate-${crypto.randomUUID()}`, messages: [{ role: 'user', parts: [{ type: 'text', text: 'hello' }] }] }),
+        });
+        statuses.push(response.status);
+        if (response.status === 429) {
+          retryAfter = response.headers.get('retry-after');
+          expect((await response.json()).error.code).toBe('RATE_LIMITED');
+        } else await response.text();
+      }
+      expect(statuses.filter((status) => status === 200).length).toBeLessThanOrEqual(3);
+      expect(statuses.at(-1)).toBe(429);
+      expect(Number(retryAfter)).toBeGreaterThan(0);
+    } finally {
+      await server.kill();
+    }
+  });
+});
+
+test.describe('audit', () => {
+  test('one entry per decision and resume, with actor, role, fingerprint, args before and after, and reason; nothing can change it', async ({ browser, request, db }) => {
+    const threadId = `audit-${crypto.randomUUID()}`;
+    const generate = async (messages: string) =>
+      (await request.post('/api/agents/ops-agent/generate', { data: { messages, threadId, resourceId: 'user-ada' } })).json();
+    const one = await generate('/tool send-email {"to":"a@example.com","subject":"audit one","body":"x"}');
+    const two = await generate('/tool send-email {"to":"b@example.com","subject":"audit two","body":"x"}');
+    const three = await generate("what's the weather?");
+
+    const rita = await contextAs(browser, ACCOUNTS.rita);
+    const decide = (run: { runId: string; suspendedToolCalls: { toolCallId: string }[] }, kind: string, data: object) =>
+      rita.request.post(`/api/runs/${run.runId}/tool-calls/${run.suspendedToolCalls[0].toolCallId}/${kind}`, { data }).then((r) => r.text());
+    await decide(one, 'decision', { approved: true, args: { to: 'a@example.com', subject: 'audit one (edited)', body: 'x' } });
+    await decide(two, 'decision', { approved: false, reason: 'not to b' });
+    await decide(three, 'resume', { resumeData: { city: 'Berlin' } });
+    await rita.close();
+
+    const alex = await contextAs(browser, ACCOUNTS.alex);
+    const { entries } = await (await alex.request.get('/api/audit?actorId=reviewer-rita&limit=500')).json();
+    const mine = entries.filter((entry: { runId: string }) => [one.runId, two.runId, three.runId].includes(entry.runId));
+    expect(mine).toHaveLength(3);
+    const byRun = Object.fromEntries(mine.map((entry: { runId: string }) => [entry.runId, entry]));
+    expect(byRun[one.runId]).toMatchObject({
+      kind: 'approval',
+      actorId: 'reviewer-rita',
+      actorRole: 'reviewer',
+      args: { subject: 'audit one' },
+      editedArgs: { subject: 'audit one (edited)' },
+      fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/),
+      editedFingerprint: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+    expect(byRun[two.runId]).toMatchObject({ kind: 'decline', approved: false, reason: 'not to b' });
+    expect(byRun[three.runId]).toMatchObject({ kind: 'resume', resumeData: { city: 'Berlin' } });
+    const csv = await (await alex.request.get('/api/audit?format=csv&actorId=reviewer-rita')).text();
+    expect(csv.split('\r\n')[0]).toContain('actorId,actorRole,kind');
+    expect(csv).toContain('not to b');
+    const page = await alex.newPage();
+    await page.goto(`/audit?actorId=reviewer-rita`);
+    await expect(page.getByTestId('audit-row').first()).toBeVisible();
+    await alex.close();
+
+    // The database refuses to change or delete a decision.
+    await expect(db.query(`UPDATE decisions SET reason = 'tampered' WHERE run_id = $1`, [two.runId])).rejects.toThrow(/append-only/);
+    await expect(db.query(`DELETE FROM decisions WHERE run_id = $1`, [two.runId])).rejects.toThrow(/append-only/);
+  });
+});

@@ -1,0 +1,48 @@
+import 'server-only';
+import { betterAuth } from 'better-auth';
+import { prismaAdapter } from 'better-auth/adapters/prisma';
+import { nextCookies } from 'better-auth/next-js';
+import { prisma } from '@/lib/store/db';
+
+/** Development-only secret; production must set BETTER_AUTH_SECRET. */
+const DEV_SECRET = 'countersign-development-secret-change-me-0123456789';
+
+function secret(): string {
+  const configured = process.env.BETTER_AUTH_SECRET;
+  if (configured) return configured;
+  if (process.env.NODE_ENV === 'production' && process.env.COUNTERSIGN_ALLOW_DEV_SECRET !== '1') {
+    throw new Error('Set BETTER_AUTH_SECRET (32+ random characters) to run in production.');
+  }
+  return DEV_SECRET;
+}
+
+function build() {
+  return betterAuth({
+    database: prismaAdapter(prisma(), { provider: 'postgresql' }),
+    secret: secret(),
+    baseURL: process.env.BETTER_AUTH_URL,
+    emailAndPassword: { enabled: true, minPasswordLength: 8, maxPasswordLength: 128 },
+    user: {
+      additionalFields: {
+        // Set by an admin or the seed, never by the person signing up.
+        role: { type: 'string', required: false, defaultValue: 'user', input: false },
+      },
+    },
+    // The app is reached on whatever host:port it is served from (several servers in tests); the
+    // origin check compares a request's Origin with its own host.
+    trustedOrigins: (request) => (request ? [new URL(request.url).origin] : []),
+    advanced: {
+      // Secure cookies in production; COUNTERSIGN_COOKIE_SECURE=false only for plain-http test servers.
+      useSecureCookies: process.env.NODE_ENV === 'production' && process.env.COUNTERSIGN_COOKIE_SECURE !== 'false',
+    },
+    plugins: [nextCookies()],
+  });
+}
+
+const globalForAuth = globalThis as unknown as { countersignAuth?: ReturnType<typeof build> };
+
+/** The better-auth instance (sessions in PostgreSQL via the Prisma adapter, httpOnly cookies). */
+export function auth() {
+  globalForAuth.countersignAuth ??= build();
+  return globalForAuth.countersignAuth;
+}

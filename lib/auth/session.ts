@@ -1,0 +1,65 @@
+import 'server-only';
+import { headers } from 'next/headers';
+import { redirect } from 'next/navigation';
+import type { Actor } from '@/lib/agent/tool';
+import { ApiError } from '@/lib/http/errors';
+import { prisma } from '@/lib/store/db';
+import { auth } from './auth';
+
+export type Role = Actor['role'];
+
+/** The signed-in person, as every layer below the route handlers receives them. */
+export interface SessionActor extends Actor {
+  name: string;
+  email: string;
+}
+
+const ROLES: readonly Role[] = ['user', 'reviewer', 'admin'];
+
+/** The actor of a request's session, or null when not signed in. */
+export async function actorFromHeaders(requestHeaders: Headers): Promise<SessionActor | null> {
+  const session = await auth().api.getSession({ headers: requestHeaders });
+  if (!session) return null;
+  const role = (session.user as { role?: string }).role;
+  return {
+    id: session.user.id,
+    role: ROLES.includes(role as Role) ? (role as Role) : 'user',
+    name: session.user.name,
+    email: session.user.email,
+  };
+}
+
+/**
+ * The actor of an API request.
+ * @param roles roles allowed here (default: any signed-in person)
+ * @throws ApiError 401 UNAUTHENTICATED (no session), 403 FORBIDDEN (another role)
+ */
+export async function requireActor(request: Request, roles: readonly Role[] = ROLES): Promise<SessionActor> {
+  const actor = await actorFromHeaders(request.headers);
+  if (!actor) throw new ApiError(401, 'UNAUTHENTICATED', 'Sign in first.');
+  if (!roles.includes(actor.role)) throw new ApiError(403, 'FORBIDDEN', 'Your role may not do this.');
+  return actor;
+}
+
+/**
+ * The actor of a page request; sends people who are not signed in to /sign-in and shows
+ * people of another role the "not allowed" page.
+ */
+export async function requirePageActor(roles: readonly Role[] = ROLES, next = '/'): Promise<SessionActor> {
+  const actor = await actorFromHeaders(await headers());
+  if (!actor) redirect(`/sign-in?next=${encodeURIComponent(next)}`);
+  if (!roles.includes(actor.role)) redirect('/forbidden');
+  return actor;
+}
+
+/**
+ * Display names of the given user ids (unknown ids map to themselves).
+ * @returns `{ [id]: name }`
+ */
+export async function displayNames(ids: Iterable<string>): Promise<Record<string, string>> {
+  const unique = [...new Set(ids)];
+  const users = await prisma().user.findMany({ where: { id: { in: unique } }, select: { id: true, name: true } });
+  const names = Object.fromEntries(unique.map((id) => [id, id]));
+  for (const user of users) names[user.id] = user.name;
+  return names;
+}

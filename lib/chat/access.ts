@@ -1,0 +1,29 @@
+import 'server-only';
+import type { Actor } from '@/lib/agent/tool';
+import { ApiError } from '@/lib/http/errors';
+import { prisma } from '@/lib/store/db';
+
+/**
+ * End users reach only their own runs; reviewers and admins reach any. Someone else's run answers
+ * exactly like an unknown one, so ids cannot be probed.
+ * @throws ApiError 404 NO_SNAPSHOT_FOUND
+ */
+export async function assertRunAccess(runId: string, actor: Actor): Promise<void> {
+  const run = await prisma().run.findUnique({ where: { id: runId }, select: { resourceId: true, parentRunId: true } });
+  if (!run || run.parentRunId !== null || (actor.role === 'user' && run.resourceId !== actor.id)) {
+    throw new ApiError(404, 'NO_SNAPSHOT_FOUND', `No paused run ${runId}.`);
+  }
+}
+
+/**
+ * Who a run started through the agents API belongs to: an end user acts only as themself;
+ * reviewers and admins may act for any resource. A thread stays with the resource that started it.
+ * @throws ApiError 403 FORBIDDEN (a user naming someone else), 404 NOT_FOUND (someone else's thread)
+ */
+export async function assertThreadAccess(input: { threadId: string; resourceId: string; actor: Actor }): Promise<void> {
+  if (input.actor.role === 'user' && input.resourceId !== input.actor.id) {
+    throw new ApiError(403, 'FORBIDDEN', 'You can only act as yourself.');
+  }
+  const thread = await prisma().thread.findUnique({ where: { id: input.threadId }, select: { resourceId: true } });
+  if (thread && thread.resourceId !== input.resourceId) throw new ApiError(404, 'NOT_FOUND', 'No such thread.');
+}
