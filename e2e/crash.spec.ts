@@ -1,6 +1,6 @@
 import { ACCOUNTS, contextAs, expect, sessionCookie, test } from './support';
 import { parseSse } from './sse';
-import { startServer } from './servers';
+import { startServer, type ExtraServer } from './servers';
 
 type Chunk = { type: string; runId: string; payload: Record<string, any> };
 
@@ -18,9 +18,16 @@ async function readUntil(response: Response, stop: (chunk: Chunk) => boolean): P
   }
 }
 
+/** Servers a test started; killed after it even when it fails half-way. */
+const servers: ExtraServer[] = [];
+test.afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.kill()));
+});
+
 test.describe('crashes (kill -9)', () => {
   test('killed while the model streams: the run is marked failed and the chat says so', async ({ db, chat, page }) => {
     const server = await startServer({ port: 3103, env: { SCRIPTED_MODEL_DELAY_MS: '400' } });
+    servers.push(server);
     const threadId = `crash-${crypto.randomUUID()}`;
     const response = await fetch(`${server.url}/api/chat`, {
       method: 'POST',
@@ -40,6 +47,7 @@ test.describe('crashes (kill -9)', () => {
 
   test('killed while a tool executes: the call becomes "outcome unknown", reviewers see it, it is never re-executed', async ({ db, browser }) => {
     const server = await startServer({ port: 3104, env: { DEMO_TOOL_DELAY_MS: '8000' } });
+    servers.push(server);
     const cookie = await sessionCookie(ACCOUNTS.ada, server.url);
     const started = await fetch(`${server.url}/api/agents/ops-agent/stream`, {
       method: 'POST',

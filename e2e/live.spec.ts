@@ -48,8 +48,10 @@ test.describe('two servers, one database', () => {
     const reviewer = await contextAs(browser, ACCOUNTS.rita);
     const inbox = await reviewer.newPage();
     await inbox.goto(`${other.url}/inbox`);
-    await inbox.locator(`[data-testid="inbox-row"][data-tool-call-id="${pending.tool_call_id}"]`).click();
+    const row = inbox.locator(`[data-testid="inbox-row"][data-tool-call-id="${pending.tool_call_id}"]`);
+    await row.click();
     await inbox.getByTestId('inbox-approve').click();
+    await expect(row).toHaveCount(0);
     await reviewer.close();
 
     await expect(chat.approvalCard('delete-record')).toHaveAttribute('data-state', 'approved');

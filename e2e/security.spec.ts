@@ -155,8 +155,9 @@ test.describe('no way in', () => {
     const listed = await (await b.get(`/api/agents/ops-agent/suspended-runs?threadId=${threadId}`)).json();
     expect(listed.total).toBe(0);
     const benPage = await ben.newPage();
-    const visit = await benPage.goto(`/chat/${threadId}`);
-    expect(visit?.status()).toBe(404);
+    await benPage.goto(`/chat/${threadId}`);
+    await expect(benPage.getByTestId('not-found')).toBeVisible();
+    await expect(benPage.getByText('delete record rec-38')).toHaveCount(0);
     await ben.close();
 
     expect(await db.recordExists('rec-38')).toBe(true);

@@ -20,7 +20,11 @@ function build() {
   return betterAuth({
     database: prismaAdapter(prisma(), { provider: 'postgresql' }),
     secret: secret(),
-    baseURL: process.env.BETTER_AUTH_URL,
+    // A fixed public URL in production (BETTER_AUTH_URL); otherwise the request's own host, when allowed.
+    baseURL: process.env.BETTER_AUTH_URL ?? {
+      allowedHosts: (process.env.COUNTERSIGN_ALLOWED_HOSTS ?? 'localhost,localhost:*,127.0.0.1,127.0.0.1:*').split(','),
+      protocol: 'auto',
+    },
     emailAndPassword: { enabled: true, minPasswordLength: 8, maxPasswordLength: 128 },
     user: {
       additionalFields: {
@@ -30,7 +34,13 @@ function build() {
     },
     // The app is reached on whatever host:port it is served from (several servers in tests); the
     // origin check compares a request's Origin with its own host.
-    trustedOrigins: (request) => (request ? [new URL(request.url).origin] : []),
+    trustedOrigins: (request) => {
+      const host = request?.headers.get('host');
+      return host ? [`http://${host}`, `https://${host}`] : [];
+    },
+    // better-auth's own limiter on sign-in attempts; COUNTERSIGN_AUTH_RATE_LIMIT=off only for test
+    // suites that sign in many times a minute from one address.
+    rateLimit: { enabled: process.env.COUNTERSIGN_AUTH_RATE_LIMIT !== 'off' },
     advanced: {
       // Secure cookies in production; COUNTERSIGN_COOKIE_SECURE=false only for plain-http test servers.
       useSecureCookies: process.env.NODE_ENV === 'production' && process.env.COUNTERSIGN_COOKIE_SECURE !== 'false',

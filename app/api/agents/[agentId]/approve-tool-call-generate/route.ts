@@ -7,8 +7,8 @@ import { readJson, withErrors } from '@/lib/http/errors';
 type Params = { params: Promise<{ agentId: string }> };
 
 export const POST = withErrors(async (request: Request, { params }: Params) => {
-  const agent = getAgent((await params).agentId);
   const actor = await requireActor(request);
+  const agent = getAgent((await params).agentId);
   const body = await readJson(request, approveBodySchema);
   await assertRunAccess(body.runId, actor);
   return Response.json(await agent.approveToolCallGenerate({ ...body, actor }));

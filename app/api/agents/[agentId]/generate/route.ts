@@ -7,8 +7,8 @@ import { readJson, withErrors } from '@/lib/http/errors';
 type Params = { params: Promise<{ agentId: string }> };
 
 export const POST = withErrors(async (request: Request, { params }: Params) => {
-  const agent = getAgent((await params).agentId);
   const actor = await requireActor(request);
+  const agent = getAgent((await params).agentId);
   const body = await readJson(request, streamBodySchema);
   await assertThreadAccess({ threadId: body.threadId, resourceId: body.resourceId, actor });
   return Response.json(await agent.generate(streamInput(body), streamOptions(body)));

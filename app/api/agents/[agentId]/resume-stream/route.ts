@@ -8,8 +8,8 @@ import { chunkSseResponse } from '@/lib/http/sse';
 type Params = { params: Promise<{ agentId: string }> };
 
 export const POST = withErrors(async (request: Request, { params }: Params) => {
-  const agent = getAgent((await params).agentId);
   const actor = await requireActor(request);
+  const agent = getAgent((await params).agentId);
   const { resumeData, ...target } = await readJson(request, resumeBodySchema);
   await assertRunAccess(target.runId, actor);
   const result = await agent.resumeStream(resumeData, { ...target, actor });

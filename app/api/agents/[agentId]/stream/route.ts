@@ -8,8 +8,8 @@ import { chunkSseResponse } from '@/lib/http/sse';
 type Params = { params: Promise<{ agentId: string }> };
 
 export const POST = withErrors(async (request: Request, { params }: Params) => {
-  const agent = getAgent((await params).agentId);
   const actor = await requireActor(request);
+  const agent = getAgent((await params).agentId);
   const body = await readJson(request, streamBodySchema);
   await assertThreadAccess({ threadId: body.threadId, resourceId: body.resourceId, actor });
   const result = await agent.stream(streamInput(body), streamOptions(body));

@@ -6,8 +6,8 @@ import { withErrors } from '@/lib/http/errors';
 type Params = { params: Promise<{ agentId: string }> };
 
 export const GET = withErrors(async (request: Request, { params }: Params) => {
-  const agent = getAgent((await params).agentId);
   const actor = await requireActor(request);
+  const agent = getAgent((await params).agentId);
   const query = suspendedRunsQuerySchema.parse(Object.fromEntries(new URL(request.url).searchParams));
   // End users see only their own runs, whatever they ask for.
   return Response.json(await agent.listSuspendedRuns(actor.role === 'user' ? { ...query, resourceId: actor.id } : query));
