@@ -63,7 +63,7 @@ export function AuditView({ entries, nextCursor, filters, people, viewer }: Audi
             <option value="resume">Answered</option>
           </select>
         </label>
-        <Button type="submit" size="sm">
+        <Button type="submit" variant="primary" size="sm">
           Filter
         </Button>
         <Button asChild variant="outline" size="sm" className="ml-auto">
@@ -128,9 +128,13 @@ export function AuditView({ entries, nextCursor, filters, people, viewer }: Audi
                               <p className="text-xs font-medium text-muted-foreground">
                                 {entry.editedArgs ? `Edited to (fingerprint ${entry.editedFingerprint?.slice(0, 12)})` : entry.resumeData ? 'Answer' : 'No edits'}
                               </p>
-                              <pre className="mt-1 overflow-x-auto rounded bg-background p-2 text-xs">
-                                {JSON.stringify(entry.editedArgs ?? entry.resumeData ?? null, null, 2)}
-                              </pre>
+                              {entry.editedArgs || entry.resumeData ? (
+                                <pre className="mt-1 overflow-x-auto rounded bg-background p-2 text-xs">
+                                  {JSON.stringify(entry.editedArgs ?? entry.resumeData, null, 2)}
+                                </pre>
+                              ) : (
+                                <p className="mt-1 text-xs text-muted-foreground">Approved or declined as shown.</p>
+                              )}
                             </div>
                           </div>
                           <p className="mt-2 text-xs text-muted-foreground">

@@ -68,7 +68,7 @@ export function SignInForm({ next, demoAccounts, demoPassword }: SignInFormProps
             {error}
           </p>
         ) : null}
-        <Button type="submit" className="w-full" disabled={pending} data-testid="sign-in-submit">
+        <Button type="submit" variant="primary" className="w-full" disabled={pending} data-testid="sign-in-submit">
           {pending ? 'Signing in…' : 'Sign in'}
         </Button>
       </form>
