@@ -96,7 +96,7 @@ test.describe('sign-in and roles', () => {
     // Rita asks for a refund herself; she may not approve it, Sam may.
     const rita = await contextAs(browser, ACCOUNTS.rita);
     const started = await rita.request.post('/api/agents/ops-agent/stream', {
-      data: { messages: 'refund order ord-1043 for 150', threadId: `four-eyes-${crypto.randomUUID()}`, resourceId: 'reviewer-rita' },
+      data: { messages: 'refund order ord-2001 for 150', threadId: `four-eyes-${crypto.randomUUID()}`, resourceId: 'reviewer-rita' },
     });
     const approval = (await parseSse<Chunk>(await started.body())).find((chunk) => chunk.type === 'tool-call-approval')!;
     const self = await rita.request.post(`/api/runs/${approval.runId}/tool-calls/${approval.payload.toolCallId}/decision`, { data: { approved: true } });
@@ -106,7 +106,7 @@ test.describe('sign-in and roles', () => {
     const sam = await contextAs(browser, ACCOUNTS.sam);
     const other = await sam.request.post(`/api/runs/${approval.runId}/tool-calls/${approval.payload.toolCallId}/decision`, { data: { approved: true } });
     expect(other.status()).toBe(200);
-    expect(await other.text()).toContain('Refunded $150 on ord-1043');
+    expect(await other.text()).toContain('Refunded $150 on ord-2001');
     await sam.close();
   });
 });
@@ -168,7 +168,7 @@ test.describe('no way in', () => {
 });
 
 test.describe('bad input changes nothing', () => {
-  test('invalid JSON, oversize bodies, wrong types and too-long messages get clear errors and leave every table as it was', async ({ request, db }) => {
+  test('invalid JSON, oversize bodies, wrong types and too-long messages get clear errors and leave every table as it was', async ({ request, db, baseURL }) => {
     const tables = (await db.query<{ tablename: string }>(`SELECT tablename FROM pg_tables WHERE schemaname = 'public'`)).map((row) => row.tablename);
     const counts = async () =>
       Object.fromEntries(await Promise.all(tables.map(async (table) => [table, (await db.query(`SELECT count(*)::int AS n FROM "${table}"`))[0].n])));
@@ -189,6 +189,20 @@ test.describe('bad input changes nothing', () => {
       { name: 'decision on an unknown run', send: () => request.post('/api/runs/nope/tool-calls/nope/decision', { data: { approved: true } }), status: 404, code: 'NO_SNAPSHOT_FOUND' },
       { name: 'resume of an unknown run', send: () => request.post('/api/runs/nope/tool-calls/nope/resume', { data: { resumeData: { city: 'Oslo' } } }), status: 404, code: 'NO_SNAPSHOT_FOUND' },
       { name: 'agents stream without ids', send: () => request.post('/api/agents/ops-agent/stream', { data: { messages: 'hi' } }), status: 400, code: 'BAD_REQUEST' },
+      {
+        name: 'NUL character',
+        send: () => request.post('/api/chat', { data: { id: `nul-${crypto.randomUUID()}`, messages: [{ role: 'user', parts: [{ type: 'text', text: 'hi \u0000 there' }] }] } }),
+        status: 400,
+        code: 'INVALID_TEXT',
+      },
+      {
+        name: 'lone surrogate',
+        send: () => request.post('/api/chat', { data: { id: `sur-${crypto.randomUUID()}`, messages: [{ role: 'user', parts: [{ type: 'text', text: 'hi \ud800 there' }] }] } }),
+        status: 400,
+        code: 'INVALID_TEXT',
+      },
+      { name: 'unknown API route', send: () => request.post('/api/nothing/here', { data: {} }), status: 404, code: 'NOT_FOUND' },
+      { name: 'resume without resumeData on an unknown run', send: () => request.post('/api/runs/x/tool-calls/y/resume', { data: {} }), status: 404, code: 'NO_SNAPSHOT_FOUND' },
     ];
     for (const c of cases) {
       const response = await c.send();
@@ -196,6 +210,23 @@ test.describe('bad input changes nothing', () => {
       const error = (await response.json()).error;
       expect(error, c.name).toMatchObject({ code: c.code, message: expect.any(String) });
     }
+    // A chunked upload without Content-Length is cut off at the limit, not buffered whole.
+    const chunk = new Uint8Array(64 * 1024).fill(32);
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent++ < 200) controller.enqueue(chunk);
+        else controller.close();
+      },
+    });
+    const chunked = await fetch(`${baseURL}/api/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie: await sessionCookie(ACCOUNTS.ada) },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    expect(chunked.status).toBe(413);
+    expect(sent).toBeLessThan(200);
     expect(await counts()).toEqual(before);
   });
 

@@ -1,5 +1,6 @@
 // `npm run dev` / `npm start`: database up, migrated and seeded, then Next.js with DATABASE_URL set.
 import { spawn } from 'node:child_process';
+import pg from 'pg';
 import { migrate } from '../lib/db/migrate';
 import { seed } from '../lib/demo/seed';
 import { openDatabase } from './database';
@@ -7,8 +8,19 @@ import { openDatabase } from './database';
 const mode = process.argv[2] === 'start' ? 'start' : 'dev';
 const db = await openDatabase();
 await migrate(db.url);
-const seeded = await seed(db.url);
-if (seeded > 0) console.log(`Seeded ${seeded} demo rows.`);
+// Only a fresh database is seeded by itself, so records deleted through approvals stay deleted
+// across restarts; `npm run db:seed` restores the demo rows on purpose.
+if (await isEmpty(db.url)) console.log(`Seeded ${await seed(db.url)} demo rows and accounts.`);
+
+async function isEmpty(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query('SELECT 1 FROM users LIMIT 1')).rowCount === 0;
+  } finally {
+    await client.end();
+  }
+}
 
 const nextArgs = [mode, ...process.argv.slice(3)];
 const child = spawn(process.execPath, ['node_modules/next/dist/bin/next', ...nextArgs], {

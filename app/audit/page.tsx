@@ -11,7 +11,8 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
   const raw = await searchParams;
   const parsed = auditQuerySchema.safeParse(Object.fromEntries(Object.entries(raw).filter(([, value]) => value)));
   const query = parsed.success ? parsed.data : auditQuerySchema.parse({});
-  const { entries, nextCursor } = await listAudit(query);
+  // A cursor that is not ours (edited URL) shows the newest page instead of an error page.
+  const { entries, nextCursor } = await listAudit(query).catch(() => listAudit({ ...query, cursor: undefined }));
   const people = await displayNames([admin.id, ...entries.flatMap((entry) => [entry.actorId, entry.requester])]);
   return (
     <AuditView

@@ -143,7 +143,7 @@ function Outcome({ data, viewerId, people, tool }: { data: ApprovalCardData; vie
       <p data-testid="approval-outcome" className={cn('flex flex-wrap items-center gap-x-1.5 text-sm font-medium', approved ? 'text-success' : 'text-destructive')}>
         {approved ? <Check className="size-4" aria-hidden /> : <X className="size-4" aria-hidden />}
         <span>
-          {approved ? 'Approved' : 'Declined'} by {who}
+          {approved ? (decision?.editedFrom !== undefined ? 'Approved with edits' : 'Approved') : 'Declined'} by {who}
           {!approved && reason ? `: ${reason}` : ''}
           {decision?.at ? (
             <span className="font-normal text-muted-foreground">
@@ -153,6 +153,11 @@ function Outcome({ data, viewerId, people, tool }: { data: ApprovalCardData; vie
           ) : null}
         </span>
       </p>
+      {decision?.editedFrom !== undefined ? (
+        <p className="text-sm text-muted-foreground" data-testid="approval-edited-from">
+          You asked for: <code className="font-mono text-xs">{JSON.stringify(decision.editedFrom)}</code>
+        </p>
+      ) : null}
       {tool?.state === 'output-available' ? (
         <p className="text-sm text-muted-foreground">Result: {resultLine(tool.output)}</p>
       ) : tool?.state === 'output-error' ? (

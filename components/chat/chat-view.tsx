@@ -124,7 +124,10 @@ export function ChatView({ threadId, agentId, resumeOnMount, initialMessages, vi
       new ResumingTransport(() => router.refresh(), {
         api: '/api/chat',
         // The server keeps the history; it only needs the newest message (and any decision).
-        prepareSendMessagesRequest: ({ id, messages, body }) => ({ body: { id, agentId, messages: messages.slice(-1), ...body } }),
+        prepareSendMessagesRequest: ({ id, messages, body }) => ({
+          // A decision or an answer continues a run; it carries no message at all.
+          body: { id, agentId, messages: body && ('decision' in body || 'resume' in body) ? [] : messages.slice(-1), ...body },
+        }),
       }),
     [router, agentId],
   );

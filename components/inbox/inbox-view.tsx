@@ -21,6 +21,9 @@ export interface InboxViewProps {
   items: InboxItem[];
   /** Which list: calls waiting on a person, or calls whose outcome is unknown after a crash. */
   status: 'pending' | 'unknown';
+  /** Cursor of the next (older) page, when there is one; `olderPage` when this is not the newest. */
+  nextCursor: string | null;
+  olderPage: boolean;
   viewer: Viewer;
   people: People;
 }
@@ -50,7 +53,7 @@ function matches(item: InboxItem, query: string, people: People): boolean {
  * The reviewer's queue, like a mail client: rows on the left, the selected call's detail on the
  * right (inline under the row on narrow screens). Keys: j/k move, a approve, d decline, e edit, / search.
  */
-export function InboxView({ items, status, viewer, people }: InboxViewProps) {
+export function InboxView({ items, status, nextCursor, olderPage, viewer, people }: InboxViewProps) {
   const router = useRouter();
   const [kind, setKind] = useState<KindFilter>('all');
   const [query, setQuery] = useState('');
@@ -366,6 +369,24 @@ export function InboxView({ items, status, viewer, people }: InboxViewProps) {
                 })}
               </ul>
             )}
+            {nextCursor || olderPage ? (
+              <nav aria-label="Pages" className="flex gap-2 border-t border-border p-3 text-sm">
+                {olderPage ? (
+                  <Link href={status === 'unknown' ? '/inbox?status=unknown' : '/inbox'} className="text-primary hover:underline">
+                    ← Newest
+                  </Link>
+                ) : null}
+                {nextCursor ? (
+                  <Link
+                    href={`/inbox?${new URLSearchParams({ ...(status === 'unknown' ? { status } : {}), cursor: nextCursor })}`}
+                    className="ml-auto text-primary hover:underline"
+                    data-testid="inbox-older"
+                  >
+                    Older calls →
+                  </Link>
+                ) : null}
+              </nav>
+            ) : null}
           </div>
           {selected ? null : (
             <p className="absolute inset-y-0 right-0 left-[26rem] hidden items-center justify-center text-sm text-muted-foreground lg:flex">

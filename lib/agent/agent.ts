@@ -460,7 +460,13 @@ export class Agent {
         approved: input.approved,
         args,
         reason: reason ?? undefined,
-        decision: { approved: input.approved, ...(reason ? { reason } : {}), by: input.actor.id, at: new Date().toISOString() },
+        decision: {
+          approved: input.approved,
+          ...(reason ? { reason } : {}),
+          ...(edited ? { editedFrom: row.args } : {}),
+          by: input.actor.id,
+          at: new Date().toISOString(),
+        },
       }),
     );
   }
@@ -802,6 +808,10 @@ export class Agent {
           continue;
         }
         // Input is validated before approval is asked: an invalid call never reaches a reviewer.
+        if (JSON.stringify(call.args ?? null).includes('\\u0000')) {
+          this.settle(ctx, call, { type: 'error', message: 'The arguments contain a NUL character.' });
+          continue;
+        }
         if (Buffer.byteLength(JSON.stringify(call.args ?? null)) > MAX_TOOL_ARGS_BYTES) {
           this.settle(ctx, call, { type: 'error', message: `The arguments are larger than ${MAX_TOOL_ARGS_BYTES} bytes.` });
           continue;
@@ -1076,9 +1086,14 @@ export class Agent {
       chain: row.chain,
       decision: decision.decision,
     });
-    ctx.unsaved.push(resumed);
-    if (ctx.isTop) segment.channel.push(resumed);
-    else await this.surface(ctx, [resumed]);
+    // Save, then publish, here too: a reload or a crash while the tool runs still shows the decision.
+    if (ctx.isTop) {
+      await this.store.appendEvents({ runId: run.id, chunks: [...(await this.saved(ctx)), resumed] });
+      segment.channel.push(resumed);
+    } else {
+      ctx.unsaved.push(resumed);
+      await this.surface(ctx, [resumed]);
+    }
 
     const call: StepCall = { toolCallId: row.toolCallId, toolName: row.toolName, args: decision.args };
     if (!decision.approved) {

@@ -11,6 +11,8 @@ export interface DecisionSummary {
   at: string;
   /** What a suspended call was resumed with. */
   resumeData?: unknown;
+  /** When a reviewer approved with edited args: the args as first asked (the card's args are the edited ones). */
+  editedFrom?: unknown;
 }
 
 export interface ChunkPayloads {

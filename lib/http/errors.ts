@@ -70,20 +70,48 @@ export function withErrors<A extends [Request, ...unknown[]]>(handler: (...args:
 export const MAX_BODY_BYTES = 256 * 1024;
 
 /**
- * Reads a request body as text.
- * @throws ApiError 413 BODY_TOO_LARGE (over MAX_BODY_BYTES)
+ * Reads a request body as text, stopping as soon as it passes MAX_BODY_BYTES (a chunked upload
+ * without Content-Length is never buffered whole).
+ * @throws ApiError 413 BODY_TOO_LARGE, 400 INVALID_BODY (not UTF-8)
  */
 export async function readBodyText(request: Request): Promise<string> {
   const declared = Number(request.headers.get('content-length') ?? 0);
   if (declared > MAX_BODY_BYTES) throw new ApiError(413, 'BODY_TOO_LARGE', 'The request body is too large.');
-  const text = await request.text();
-  if (Buffer.byteLength(text) > MAX_BODY_BYTES) throw new ApiError(413, 'BODY_TOO_LARGE', 'The request body is too large.');
-  return text;
+  if (!request.body) return '';
+  const reader = request.body.getReader();
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel().catch(() => {});
+      throw new ApiError(413, 'BODY_TOO_LARGE', 'The request body is too large.');
+    }
+    parts.push(value);
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(parts));
+  } catch {
+    throw new ApiError(400, 'INVALID_BODY', 'The request body is not UTF-8 text.');
+  }
+}
+
+/** A NUL character or a lone UTF-16 surrogate: text PostgreSQL cannot store. */
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** The first string inside `value` that PostgreSQL could not store, if any. */
+function findUnstorable(value: unknown): boolean {
+  if (typeof value === 'string') return UNSTORABLE.test(value);
+  if (Array.isArray(value)) return value.some(findUnstorable);
+  if (value && typeof value === 'object') return Object.entries(value).some(([key, item]) => UNSTORABLE.test(key) || findUnstorable(item));
+  return false;
 }
 
 /**
  * Parses and validates a JSON body.
- * @throws ApiError 400 INVALID_JSON, 400 BAD_REQUEST (zod issues in details)
+ * @throws ApiError 400 INVALID_JSON, 400 INVALID_TEXT (NUL or lone surrogates), 400 BAD_REQUEST (zod issues in details)
  */
 export function parseJson<S extends z.ZodType>(text: string, schema: S): z.infer<S> {
   let value: unknown;
@@ -92,6 +120,7 @@ export function parseJson<S extends z.ZodType>(text: string, schema: S): z.infer
   } catch {
     throw new ApiError(400, 'INVALID_JSON', 'The request body is not valid JSON.');
   }
+  if (findUnstorable(value)) throw new ApiError(400, 'INVALID_TEXT', 'The request contains a NUL character or broken Unicode.');
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new ApiError(400, 'BAD_REQUEST', z.prettifyError(parsed.error), parsed.error.issues);
   return parsed.data;

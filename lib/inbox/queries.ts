@@ -1,5 +1,6 @@
 import 'server-only';
 import { z } from 'zod';
+import { ApiError } from '@/lib/http/errors';
 import { toPendingCall } from '@/lib/store/prisma-store';
 import { prisma } from '@/lib/store/db';
 
@@ -53,9 +54,11 @@ function decodeCursor(cursor: string): { createdAt: Date; id: string } | null {
  * which the `(status, created_at DESC, id DESC)` index serves. Source: SPEC §7, §11.
  *
  * @returns a page of items and the cursor of the next page (null at the end)
+ * @throws ApiError 400 INVALID_CURSOR
  */
 export async function listInbox(query: InboxQuery): Promise<{ items: InboxItem[]; nextCursor: string | null }> {
   const after = query.cursor ? decodeCursor(query.cursor) : null;
+  if (query.cursor && !after) throw new ApiError(400, 'INVALID_CURSOR', 'The cursor is not one this API returned.');
   const rows = await prisma().pendingToolCall.findMany({
     where: {
       status: query.status,

@@ -164,19 +164,19 @@ function parseCommands(text: string, tools: Map<string, LanguageModelV4FunctionT
     }
   } else {
     let m: RegExpMatchArray | null;
-    if ((m = text.match(/delete\s+record\s+([\w-]+)/i))) wanted.push({ toolName: 'delete-record', args: { id: m[1] } });
-    else if ((m = text.match(/refund\s+order\s+([\w-]+)\s+for\s+\$?(\d+(?:\.\d+)?)/i)))
+    if ((m = text.match(/delete\s+record\s+([\p{L}\p{N}_-]+)/iu))) wanted.push({ toolName: 'delete-record', args: { id: m[1] } });
+    else if ((m = text.match(/refund\s+order\s+([\p{L}\p{N}_-]+)\s+for\s+\$?(\d+(?:\.\d+)?)/iu)))
       wanted.push({ toolName: 'issue-refund', args: { orderId: m[1], amount: Number(m[2]) } });
     else if ((m = text.match(/weather\s+in\s+([\p{L}][\p{L} .'-]*?)\s*[?.!]*$/iu))) wanted.push({ toolName: 'get-weather', args: { city: m[1] } });
     else if (/weather/i.test(text)) wanted.push({ toolName: 'get-weather', args: {} });
-    else if ((m = text.match(/find\s+user\s+([\w-]+)/i))) {
+    else if ((m = text.match(/find\s+user\s+([\p{L}\p{N}_-]+)/iu))) {
       if (tools.has('find-user')) wanted.push({ toolName: 'find-user', args: { userId: m[1] } });
       else {
         const delegate = [...tools.keys()].find((name) => name.startsWith('agent-'));
         if (delegate) wanted.push({ toolName: delegate, args: { prompt: text } });
         else wanted.push({ toolName: 'find-user', args: { userId: m[1] } });
       }
-    } else if ((m = text.match(/look\s*up\s+customer\s+([\w-]+)/i))) wanted.push({ toolName: 'lookup-customer', args: { customerId: m[1] } });
+    } else if ((m = text.match(/look\s*up\s+customer\s+([\p{L}\p{N}_-]+)/iu))) wanted.push({ toolName: 'lookup-customer', args: { customerId: m[1] } });
     else if ((m = text.match(/send\s+(?:an\s+)?email\s+to\s+(\S+?@\S+?)(?:\s+(?:about|saying)\s+(.+))?$/i)))
       wanted.push({ toolName: 'send-email', args: { to: m[1], subject: m[2] ?? 'Hello', body: m[2] ?? 'Hello from Countersign.' } });
   }

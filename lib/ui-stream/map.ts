@@ -12,7 +12,7 @@ export interface ApprovalCardData {
   resumeSchema: string;
   chain?: string[];
   resumed?: true;
-  decision?: { approved?: boolean; reason?: string; by: string; at: string };
+  decision?: { approved?: boolean; reason?: string; by: string; at: string; editedFrom?: unknown };
 }
 
 /** `data` of the chat's question card part (`data-tool-call-suspended`). Source: SPEC §6. */

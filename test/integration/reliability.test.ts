@@ -71,3 +71,51 @@ describe('crash recovery', () => {
     expect((await rt.db.pendingToolCall.findUniqueOrThrow({ where: { id: row.id } })).status).toBe('approved');
   });
 });
+
+describe('decisions are logged before the tool runs', () => {
+  it('a reload (or a crash) while an approved tool executes still shows the decision', async () => {
+    let release: () => void = () => {};
+    const running = new Promise<void>((resolve) => (release = resolve));
+    let started: () => void = () => {};
+    const executing = new Promise<void>((resolve) => (started = resolve));
+    const { createTool } = await import('../../lib/agent/tool');
+    const { z } = await import('zod');
+    const slow = createTool({
+      id: 'slow',
+      description: 'waits',
+      inputSchema: z.object({}),
+      requireApproval: true,
+      execute: async () => {
+        started();
+        await running;
+        return { done: true };
+      },
+    });
+    const rt = await createRuntime({ tools: [slow] });
+    closers.push(rt.close);
+    const paused = await rt.agent.generate('/tool slow {}', { threadId: newThreadId(), resourceId: user.id });
+    const cont = await rt.agent.approveToolCall({ runId: paused.runId, actor: user });
+    await executing;
+    const logged = await rt.db.runEvent.findMany({ where: { runId: paused.runId }, orderBy: { id: 'asc' } });
+    expect(logged.map((event) => (event.chunk as { type: string }).type)).toContain('tool-call-resumed');
+    release();
+    expect(await cont.finishReason).toBe('stop');
+  });
+});
+
+describe('demo refunds', () => {
+  it('never refunds more than is left on the order', async () => {
+    const rt = await createRuntime();
+    closers.push(rt.close);
+    const reviewer = { id: 'reviewer-sam', role: 'reviewer' as const };
+    const paused = await rt.agent.generate('/tool issue-refund {"orderId":"ord-3001","amount":500}', {
+      threadId: newThreadId(),
+      resourceId: user.id,
+    });
+    const done = await rt.agent.approveToolCallGenerate({ runId: paused.runId, actor: reviewer });
+    expect(done.toolResults[0].result).toMatchObject({ refunded: false });
+    expect(done.text).toContain('Refused: only $');
+    const order = await rt.db.order.findUniqueOrThrow({ where: { id: 'ord-3001' } });
+    expect(Number(order.refunded)).toBeLessThanOrEqual(Number(order.amount));
+  });
+});

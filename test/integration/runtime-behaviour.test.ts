@@ -321,7 +321,11 @@ describe('fingerprint and edit', () => {
     expect(rt.executions.gated).toBeUndefined();
 
     const row = await rt.db.pendingToolCall.findFirstOrThrow({ where: { runId: paused.runId } });
-    const done = await rt.agent.approveToolCallGenerate({ runId: paused.runId, actor: reviewer, fingerprint: row.fingerprint, args: { n: 3 } });
+    const approved = await rt.agent.approveToolCall({ runId: paused.runId, actor: reviewer, fingerprint: row.fingerprint, args: { n: 3 } });
+    const [resumed] = only(await collect(approved.fullStream), 'tool-call-resumed');
+    // The requester's card shows the edited args and what they first asked for.
+    expect(resumed.payload).toMatchObject({ args: { n: 3 }, decision: { approved: true, editedFrom: { n: 1 } } });
+    const done = { finishReason: await approved.finishReason };
     expect(done.finishReason).toBe('stop');
     expect(rt.executions.gated).toEqual([{ n: 3 }]);
     const decision = await rt.db.decision.findFirstOrThrow({ where: { runId: paused.runId } });

@@ -9,7 +9,8 @@ export const MAX_MESSAGE_CHARS = 8_000;
 const uiMessage = z.object({
   id: z.string().max(200).optional(),
   role: z.enum(['user', 'assistant', 'system']),
-  parts: z.array(z.looseObject({ type: z.string() })).max(200),
+  // Only the last user message's text parts are read; decisions may carry a long assistant message.
+  parts: z.array(z.looseObject({ type: z.string() })).max(5_000),
 });
 
 /** POST /api/chat. Source: SPEC §7 "Chat". */
