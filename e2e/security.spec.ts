@@ -172,6 +172,8 @@ test.describe('bad input changes nothing', () => {
     const tables = (await db.query<{ tablename: string }>(`SELECT tablename FROM pg_tables WHERE schemaname = 'public'`)).map((row) => row.tablename);
     const counts = async () =>
       Object.fromEntries(await Promise.all(tables.map(async (table) => [table, (await db.query(`SELECT count(*)::int AS n FROM "${table}"`))[0].n])));
+    // Signing in writes a session row: do it before counting.
+    const cookie = await sessionCookie(ACCOUNTS.ada);
     const before = await counts();
 
     const cases: { name: string; send: () => Promise<APIResponse>; status: number; code: string }[] = [
@@ -202,7 +204,7 @@ test.describe('bad input changes nothing', () => {
         code: 'INVALID_TEXT',
       },
       { name: 'unknown API route', send: () => request.post('/api/nothing/here', { data: {} }), status: 404, code: 'NOT_FOUND' },
-      { name: 'resume without resumeData on an unknown run', send: () => request.post('/api/runs/x/tool-calls/y/resume', { data: {} }), status: 404, code: 'NO_SNAPSHOT_FOUND' },
+      { name: 'resume without resumeData', send: () => request.post('/api/runs/x/tool-calls/y/resume', { data: {} }), status: 400, code: 'BAD_REQUEST' },
     ];
     for (const c of cases) {
       const response = await c.send();
@@ -221,7 +223,7 @@ test.describe('bad input changes nothing', () => {
     });
     const chunked = await fetch(`${baseURL}/api/chat`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', cookie: await sessionCookie(ACCOUNTS.ada) },
+      headers: { 'content-type': 'application/json', cookie },
       body,
       duplex: 'half',
     } as RequestInit);
