@@ -88,6 +88,37 @@ test.describe('exactly-once decisions', () => {
   });
 });
 
+test.describe('any server continues any run', () => {
+  let other: ExtraServer;
+  test.beforeAll(async () => {
+    other = await startServer({ port: 3107 });
+  });
+  test.afterAll(async () => {
+    await other?.kill();
+  });
+
+  test('send-tool-approval on a server that never saw the run, knowing only thread, resource and toolCallId', async ({ baseURL, db }) => {
+    const cookie = await sessionCookie(ACCOUNTS.ada, baseURL);
+    const threadId = `fresh-${crypto.randomUUID()}`;
+    const subject = `fresh-${crypto.randomUUID()}`;
+    const started = await fetch(`${baseURL}/api/agents/ops-agent/stream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie },
+      body: JSON.stringify({ messages: `/tool send-email {"to":"x@example.com","subject":"${subject}","body":"hi"}`, threadId, resourceId: 'user-ada' }),
+    });
+    const approval = (await parseSse<Chunk>(Buffer.from(await started.arrayBuffer()))).find((chunk) => chunk.type === 'tool-call-approval')!;
+    const accepted = await fetch(`${other.url}/api/agents/ops-agent/send-tool-approval`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie },
+      body: JSON.stringify({ threadId, resourceId: 'user-ada', toolCallId: approval.payload.toolCallId, approved: true }),
+    });
+    expect(accepted.status).toBe(200);
+    expect(await accepted.json()).toEqual({ accepted: true, runId: approval.runId, toolCallId: approval.payload.toolCallId });
+    await expect.poll(async () => (await db.query('SELECT status FROM runs WHERE id = $1', [approval.runId]))[0].status).toBe('completed');
+    expect(await db.query('SELECT id FROM outbox_emails WHERE subject = $1', [subject])).toHaveLength(1);
+  });
+});
+
 test.describe('runs outlive their HTTP request', () => {
   let slow: ExtraServer;
   test.beforeAll(async () => {
