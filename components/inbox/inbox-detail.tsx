@@ -12,6 +12,7 @@ import { describeToolCall, personName, policyText, questionText, shortFingerprin
 import { JsonSchemaForm, schemaFromArgs } from '@/components/ui/json-schema-form';
 import { Textarea } from '@/components/ui/textarea';
 import { Tooltip } from '@/components/ui/tooltip';
+import { ErrorNotice } from '@/components/ui/error-notice';
 import { LocalTime, RelativeTime } from '@/components/ui/time';
 
 export type DetailMode = 'idle' | 'decline' | 'edit';
@@ -112,29 +113,7 @@ export function InboxDetail(props: InboxDetailProps) {
       </div>
 
       {error ? (
-        <div role="alert" data-testid="inbox-error" data-code={error.code} className="flex items-start gap-3 rounded-lg border border-destructive/40 bg-destructive/5 px-3 py-2 text-sm">
-          <TriangleExclamationPoint className="mt-0.5 size-4 shrink-0 text-destructive" aria-hidden />
-          <div className="min-w-0 flex-1">
-            <p className="font-medium">{error.message}</p>
-            {error.issues.length > 0 ? (
-              <ul className="mt-1 list-disc pl-5 text-muted-foreground">
-                {error.issues.map((issue) => (
-                  <li key={issue}>{issue}</li>
-                ))}
-              </ul>
-            ) : null}
-            <p className="text-muted-foreground">{error.next}</p>
-          </div>
-          {stale ? (
-            <Button size="sm" variant="outline" onClick={onRefresh}>
-              <RefreshCw aria-hidden /> Refresh
-            </Button>
-          ) : (
-            <Button size="icon-sm" variant="ghost" aria-label="Dismiss error" onClick={onDismissError}>
-              <X aria-hidden />
-            </Button>
-          )}
-        </div>
+        <ErrorNotice error={error} testId="inbox-error" onRefresh={stale ? onRefresh : undefined} onDismiss={stale ? undefined : onDismissError} />
       ) : null}
 
       {stale ? null : item.kind === 'suspension' ? (
