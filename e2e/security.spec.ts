@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { APIResponse } from '@playwright/test';
 import path from 'node:path';
-import { ACCOUNTS, contextAs, expect, sessionCookie, signIn, test } from './support';
+import { ACCOUNTS, contextAs, expect, sessionCookie, test } from './support';
 import { parseSse } from './sse';
 import { startServer } from './servers';
 

@@ -1,6 +1,6 @@
 'use client';
 
-import { Check, Copy, LoaderCircle, Pencil, RefreshCw, TriangleExclamationPoint, X } from 'lucide-react';
+import { Check, Copy, LoaderCircle, Pencil, X } from 'lucide-react';
 import { useEffect, useId, useMemo, useRef, type ReactNode } from 'react';
 import { toast } from 'sonner';
 import { ApproverBadge } from './inbox-row';
