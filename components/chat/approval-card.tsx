@@ -3,7 +3,7 @@
 import { Check, Hourglass, LoaderCircle, ShieldCheck, X } from 'lucide-react';
 import { useId, useState } from 'react';
 import { resultLine, type ToolPartView } from './tool-status';
-import type { CardAction } from './types';
+import type { CardProps } from './types';
 import type { ApprovalCardData } from '@/lib/ui-stream/map';
 import { ArgsTable } from '@/components/ui/args-table';
 import { Badge } from '@/components/ui/badge';
@@ -13,18 +13,7 @@ import { describeToolCall, personName, type People } from '@/components/ui/descr
 import { Textarea } from '@/components/ui/textarea';
 import { LocalTime } from '@/components/ui/time';
 
-export interface ApprovalCardProps {
-  data: ApprovalCardData;
-  /** The standard tool part of the same call, when the message has one (shows what happened after). */
-  tool?: ToolPartView;
-  viewerId: string;
-  people: People;
-  /** This card's decision is being sent. */
-  acting: boolean;
-  /** Another request is in flight; buttons wait. */
-  disabled: boolean;
-  onAction: (action: CardAction) => void;
-}
+export type ApprovalCardProps = CardProps<ApprovalCardData>;
 
 /**
  * A call that waits for approval: what it will do, its arguments, who may decide, and Approve /

@@ -2,26 +2,18 @@
 
 import { MessageCircleQuestionMark } from 'lucide-react';
 import { useId } from 'react';
-import { resultLine, type ToolPartView } from './tool-status';
-import type { CardAction } from './types';
+import { resultLine } from './tool-status';
+import type { CardProps } from './types';
 import type { SuspendedCardData } from '@/lib/ui-stream/map';
 import { AnswerView } from '@/components/ui/answer-view';
 import { ArgsTable } from '@/components/ui/args-table';
 import { Badge } from '@/components/ui/badge';
 import { cn } from '@/components/ui/cn';
-import { personName, questionText, type People } from '@/components/ui/describe';
+import { personName, questionText } from '@/components/ui/describe';
 import { JsonSchemaForm } from '@/components/ui/json-schema-form';
 import { LocalTime } from '@/components/ui/time';
 
-export interface QuestionCardProps {
-  data: SuspendedCardData;
-  tool?: ToolPartView;
-  viewerId: string;
-  people: People;
-  acting: boolean;
-  disabled: boolean;
-  onAction: (action: CardAction) => void;
-}
+export type QuestionCardProps = CardProps<SuspendedCardData>;
 
 /** A suspended tool's question with a form generated from its resume schema; afterwards, the answer given. */
 export function QuestionCard({ data, tool, viewerId, people, acting, disabled, onAction }: QuestionCardProps) {

@@ -1,4 +1,6 @@
 import type { UIMessage } from 'ai';
+import type { ToolPartView } from './tool-status';
+import type { People } from '@/components/ui/describe';
 import type { ApprovalCardData, CountersignDataTypes, SuspendedCardData } from '@/lib/ui-stream/map';
 
 /** A chat message as `useChat` holds it (same shape the server's `loadThreadUIMessages` returns). */
@@ -14,6 +16,20 @@ export function isCardPart(part: ChatPart): part is CardPart {
 }
 
 /** A decision or an answer the viewer sends from a card. */
+/** What both chat cards (approval and question) receive. */
+export interface CardProps<DATA> {
+  data: DATA;
+  /** The standard tool part of the same call, when the message has one (shows what happened after). */
+  tool?: ToolPartView;
+  viewerId: string;
+  people: People;
+  /** This card's decision or answer is being sent. */
+  acting: boolean;
+  /** Another request is in flight; buttons wait. */
+  disabled: boolean;
+  onAction: (action: CardAction) => void;
+}
+
 export type CardAction =
   | { type: 'decision'; runId: string; toolCallId: string; approved: boolean; reason?: string; fingerprint: string }
   | { type: 'resume'; runId: string; toolCallId: string; resumeData: unknown };

@@ -1,6 +1,6 @@
 import 'server-only';
 import { z } from 'zod';
-import { ApiError } from '@/lib/http/errors';
+import { afterPosition, decodeCursor, encodeCursor } from '@/lib/http/keyset';
 import type { Prisma } from '@/lib/generated/prisma/client';
 import { prisma } from '@/lib/store/db';
 
@@ -41,25 +41,18 @@ export interface AuditEntry {
   resumeData: unknown;
 }
 
-function decodeCursor(cursor: string) {
-  const [at, id] = Buffer.from(cursor, 'base64url').toString().split('|');
-  const createdAt = new Date(at ?? '');
-  return id && !Number.isNaN(createdAt.getTime()) ? { createdAt, id } : null;
-}
-
 /**
  * The append-only decision log, newest first, filtered; keyset pagination on (created_at, id).
  * @returns a page of entries and the cursor of the next page (null at the end)
  */
 export async function listAudit(query: AuditQuery): Promise<{ entries: AuditEntry[]; nextCursor: string | null }> {
-  const after = query.cursor ? decodeCursor(query.cursor) : null;
-  if (query.cursor && !after) throw new ApiError(400, 'INVALID_CURSOR', 'The cursor is not one this API returned.');
+  const after = decodeCursor(query.cursor);
   const where: Prisma.DecisionWhereInput = {
     actorId: query.actorId,
     kind: query.kind,
     createdAt: { gte: query.from, lte: query.to },
     pendingCall: query.toolName ? { toolName: query.toolName } : undefined,
-    ...(after ? { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] } : {}),
+    ...afterPosition(after),
   };
   const rows = await prisma().decision.findMany({
     where,
@@ -91,7 +84,7 @@ export async function listAudit(query: AuditQuery): Promise<{ entries: AuditEntr
       editedFingerprint: row.editedFingerprint,
       resumeData: row.resumeData,
     })),
-    nextCursor: rows.length > query.limit && last ? Buffer.from(`${last.createdAt.toISOString()}|${last.id}`).toString('base64url') : null,
+    nextCursor: rows.length > query.limit && last ? encodeCursor(last) : null,
   };
 }
 

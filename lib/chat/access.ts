@@ -6,13 +6,23 @@ import { prisma } from '@/lib/store/db';
 /**
  * End users reach only their own runs; reviewers and admins reach any. Someone else's run answers
  * exactly like an unknown one, so ids cannot be probed.
+ * @param threadId when given, the run must belong to this thread too
+ * @returns the run's agent and thread
  * @throws ApiError 404 NO_SNAPSHOT_FOUND
  */
-export async function assertRunAccess(runId: string, actor: Actor): Promise<void> {
-  const run = await prisma().run.findUnique({ where: { id: runId }, select: { resourceId: true, parentRunId: true } });
-  if (!run || run.parentRunId !== null || (actor.role === 'user' && run.resourceId !== actor.id)) {
+export async function assertRunAccess(
+  runId: string,
+  actor: Actor,
+  threadId?: string,
+): Promise<{ agentId: string; threadId: string }> {
+  const run = await prisma().run.findUnique({
+    where: { id: runId },
+    select: { agentId: true, threadId: true, resourceId: true, parentRunId: true },
+  });
+  if (!run || run.parentRunId !== null || (actor.role === 'user' && run.resourceId !== actor.id) || (threadId && run.threadId !== threadId)) {
     throw new ApiError(404, 'NO_SNAPSHOT_FOUND', `No paused run ${runId}.`);
   }
+  return { agentId: run.agentId, threadId: run.threadId };
 }
 
 /**

@@ -3,8 +3,7 @@ import { createUIMessageStreamResponse } from 'ai';
 import type { AgentStreamResult } from '@/lib/agent/agent';
 import type { Actor } from '@/lib/agent/tool';
 import { getAgent } from '@/lib/demo/agents';
-import { ApiError } from '@/lib/http/errors';
-import { prisma } from '@/lib/store/db';
+import { assertRunAccess } from './access';
 import { uiChunkTransform } from '@/lib/ui-stream/map';
 
 /** A decision or an answer for one pending call, as the HTTP layer receives it. */
@@ -19,11 +18,7 @@ export type Continuation =
  * @throws ApiError 404 NO_SNAPSHOT_FOUND; AgentError codes of the runtime (409, 403, 422…)
  */
 export async function continueRun(input: Continuation & { actor: Actor; threadId?: string }): Promise<AgentStreamResult> {
-  const run = await prisma().run.findUnique({ where: { id: input.runId }, select: { agentId: true, resourceId: true, threadId: true } });
-  const visible = run && (input.actor.role !== 'user' || run.resourceId === input.actor.id);
-  if (!run || !visible || (input.threadId && run.threadId !== input.threadId)) {
-    throw new ApiError(404, 'NO_SNAPSHOT_FOUND', `No paused run ${input.runId}.`);
-  }
+  const run = await assertRunAccess(input.runId, input.actor, input.threadId);
   const agent = getAgent(run.agentId);
   const target = { runId: input.runId, toolCallId: input.toolCallId, actor: input.actor };
   if (input.type === 'resume') return agent.resumeStream(input.resumeData, target);

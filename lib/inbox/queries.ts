@@ -1,6 +1,6 @@
 import 'server-only';
 import { z } from 'zod';
-import { ApiError } from '@/lib/http/errors';
+import { afterPosition, decodeCursor, encodeCursor } from '@/lib/http/keyset';
 import { toPendingCall } from '@/lib/store/prisma-store';
 import { prisma } from '@/lib/store/db';
 
@@ -39,16 +39,6 @@ export const inboxQuerySchema = z.object({
 });
 export type InboxQuery = z.infer<typeof inboxQuerySchema>;
 
-function encodeCursor(row: { createdAt: Date; id: string }) {
-  return Buffer.from(`${row.createdAt.toISOString()}|${row.id}`).toString('base64url');
-}
-
-function decodeCursor(cursor: string): { createdAt: Date; id: string } | null {
-  const [at, id] = Buffer.from(cursor, 'base64url').toString().split('|');
-  const createdAt = new Date(at ?? '');
-  return id && !Number.isNaN(createdAt.getTime()) ? { createdAt, id } : null;
-}
-
 /**
  * Calls waiting on a person (or, with `status: 'unknown'`, whose outcome is unknown), newest first, with keyset pagination (no OFFSET) on (created_at, id),
  * which the `(status, created_at DESC, id DESC)` index serves. Source: SPEC §7, §11.
@@ -57,17 +47,14 @@ function decodeCursor(cursor: string): { createdAt: Date; id: string } | null {
  * @throws ApiError 400 INVALID_CURSOR
  */
 export async function listInbox(query: InboxQuery): Promise<{ items: InboxItem[]; nextCursor: string | null }> {
-  const after = query.cursor ? decodeCursor(query.cursor) : null;
-  if (query.cursor && !after) throw new ApiError(400, 'INVALID_CURSOR', 'The cursor is not one this API returned.');
+  const after = decodeCursor(query.cursor);
   const rows = await prisma().pendingToolCall.findMany({
     where: {
       status: query.status,
       kind: { in: ['approval', 'suspension'] },
       agentId: query.agentId,
       toolName: query.toolName,
-      ...(after
-        ? { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] }
-        : {}),
+      ...afterPosition(after),
     },
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     take: query.limit + 1,
