@@ -11,6 +11,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // The 500-run soak is `npm run test:soak` (vitest.soak.config.ts), not part of `npm test`.
+    exclude: ['test/soak/**', 'node_modules/**'],
     globalSetup: ['test/support/global-setup.ts'],
     // Integration tests share one PostgreSQL; files run one at a time, each with its own rows.
     fileParallelism: false,

@@ -1,6 +1,7 @@
 import { ACCOUNTS, contextAs, expect, sessionCookie, test } from './support';
 import { parseSse } from './sse';
 import { startServer, type ExtraServer } from './servers';
+import { E2E_PORT } from './config';
 
 type Chunk = { type: string; runId: string; payload: Record<string, any> };
 
@@ -26,7 +27,7 @@ test.afterEach(async () => {
 
 test.describe('crashes (kill -9)', () => {
   test('killed while the model streams: the run is marked failed and the chat says so', async ({ db, chat, page }) => {
-    const server = await startServer({ port: 3103, env: { SCRIPTED_MODEL_DELAY_MS: '400' } });
+    const server = await startServer({ port: E2E_PORT + 3, env: { SCRIPTED_MODEL_DELAY_MS: '400' } });
     servers.push(server);
     const threadId = `crash-${crypto.randomUUID()}`;
     const response = await fetch(`${server.url}/api/chat`, {
@@ -46,7 +47,7 @@ test.describe('crashes (kill -9)', () => {
   });
 
   test('killed while a tool executes: the call becomes "outcome unknown", reviewers see it, it is never re-executed', async ({ db, browser }) => {
-    const server = await startServer({ port: 3104, env: { DEMO_TOOL_DELAY_MS: '8000' } });
+    const server = await startServer({ port: E2E_PORT + 4, env: { DEMO_TOOL_DELAY_MS: '8000' } });
     servers.push(server);
     const cookie = await sessionCookie(ACCOUNTS.ada, server.url);
     const started = await fetch(`${server.url}/api/agents/ops-agent/stream`, {

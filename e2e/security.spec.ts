@@ -4,6 +4,7 @@ import path from 'node:path';
 import { ACCOUNTS, contextAs, expect, sessionCookie, test } from './support';
 import { parseSse } from './sse';
 import { startServer } from './servers';
+import { E2E_PORT } from './config';
 
 type Chunk = { type: string; runId: string; payload: Record<string, any> };
 
@@ -258,7 +259,7 @@ test.describe('CSRF and rate limits', () => {
   });
 
   test('POST /api/chat is rate-limited per user with 429 and Retry-After', async () => {
-    const server = await startServer({ port: 3106, env: { CHAT_RATE_LIMIT_PER_MINUTE: '3' } });
+    const server = await startServer({ port: E2E_PORT + 6, env: { CHAT_RATE_LIMIT_PER_MINUTE: '3' } });
     try {
       const cookie = await sessionCookie(ACCOUNTS.sam, server.url);
       const statuses: number[] = [];

