@@ -1,24 +1,22 @@
 import 'server-only';
+import { JsonToSseTransformStream, UI_MESSAGE_STREAM_HEADERS } from 'ai';
 import type { AgentChunk } from '@/lib/agent/chunks';
 
 /**
- * Runtime chunks as Server-Sent Events, framed `data: <json>\n\n` and closed with `data: [DONE]`,
- * the framing HTTP clients of the seed's framework read.
+ * SSE headers of the agents routes: the AI SDK's stream headers (`text/event-stream`, no caching,
+ * keep-alive, `x-accel-buffering: no` so proxies do not hold chunks back), without the marker that
+ * says the body is a UI message stream — these bodies carry runtime chunks.
+ */
+const { 'x-vercel-ai-ui-message-stream': _uiMarker, ...CHUNK_SSE_HEADERS } = UI_MESSAGE_STREAM_HEADERS;
+
+/**
+ * Runtime chunks as Server-Sent Events, framed `data: <json>\n\n` and closed with `data: [DONE]`
+ * (the AI SDK's `JsonToSseTransformStream`), the framing HTTP clients of the seed's framework read.
+ *
+ * @param stream the run's chunks (`fullStream`)
+ * @returns a 200 response streaming them
  */
 export function chunkSseResponse(stream: ReadableStream<AgentChunk>): Response {
-  const body = stream
-    .pipeThrough(
-      new TransformStream<AgentChunk, string>({
-        transform(chunk, controller) {
-          controller.enqueue(`data: ${JSON.stringify(chunk)}\n\n`);
-        },
-        flush(controller) {
-          controller.enqueue('data: [DONE]\n\n');
-        },
-      }),
-    )
-    .pipeThrough(new TextEncoderStream());
-  return new Response(body, {
-    headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' },
-  });
+  const body = stream.pipeThrough(new JsonToSseTransformStream()).pipeThrough(new TextEncoderStream());
+  return new Response(body, { headers: CHUNK_SSE_HEADERS });
 }
