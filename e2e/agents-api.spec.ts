@@ -10,6 +10,7 @@ test.describe('agents HTTP API (the seed framework’s routes and shapes)', () =
     const started = await request.post(`${agent}/stream`, { data: { messages: 'delete record rec-20', ...ids() } });
     expect(started.status()).toBe(200);
     expect(started.headers()['content-type']).toContain('text/event-stream');
+    expect(started.headers()['x-accel-buffering']).toBe('no');
     const chunks = await parseSse<Chunk>(await started.body());
     const approval = chunks.find((chunk) => chunk.type === 'tool-call-approval')!;
     expect(approval).toMatchObject({ from: 'AGENT', payload: { toolName: 'delete-record', args: { id: 'rec-20' } } });
