@@ -10,6 +10,8 @@ import { approvalReason, type RequestApprovalPolicy } from './policy';
 import type {
   AgentStore,
   CallOutcome,
+  ClaimInput,
+  Claimed,
   Lineage,
   NewPendingCall,
   PendingCall,
@@ -167,6 +169,38 @@ interface RunContext {
 }
 
 type ExecutionOutcome = { outcome: CallOutcome } | { suspended: unknown } | { delegated: 'waiting' };
+
+/** An open row a decision addresses, read before claiming it. */
+interface DecisionTarget {
+  top: { id: string; messageId: string; agentId: string };
+  row: PendingCall;
+  owner: Agent;
+}
+
+/** What a decision does once its call is claimed. */
+interface ContinueDecision {
+  approved: boolean;
+  /** The arguments the tool runs with. */
+  args: unknown;
+  reason?: string;
+  resumeData?: unknown;
+  decision: DecisionSummary;
+}
+
+/** How `claimAndContinue` claims a call. */
+interface ClaimPlan {
+  kind: 'approval' | 'suspension';
+  status: 'approved' | 'declined' | 'resumed';
+  reason: string | null;
+  resumeData: unknown;
+  edited?: { args: unknown; fingerprint: string };
+  /** The row, when the caller read it first. */
+  known?: DecisionTarget;
+  /** The assistant message the continuation streams into (default: the run's). */
+  messageId?: string;
+  /** The continuation's decision, given the row as claimed and the decision time (ISO 8601). */
+  continuation: (row: PendingCall, at: string) => ContinueDecision;
+}
 type StepsResult = { status: 'completed'; text: string } | { status: 'suspended' };
 
 const makeChunk = <T extends ChunkType>(runId: string, type: T, payload: ChunkPayloads[T]) =>
@@ -188,6 +222,7 @@ export class Agent {
   private readonly delegates: ReadonlyMap<string, Agent>;
   private readonly store: AgentStore;
   private readonly hooks: AgentHooks;
+  private executableTools?: string[];
 
   constructor(config: AgentConfig) {
     this.id = config.id;
@@ -243,27 +278,27 @@ export class Agent {
       const resumed = await this.tryAutoResume(input, options);
       if (resumed) return resumed;
     }
-    await this.store.ensureThread({
-      threadId,
-      resourceId,
-      agentId: this.id,
-      title: typeof input === 'string' ? input.slice(0, 80) : undefined,
-    });
-    const history = await this.store.loadHistory({ threadId });
     const newMessages: ModelMessage[] = typeof input === 'string' ? [{ role: 'user', content: input }] : input;
     const runId = randomUUID();
     const messageId = options.messageId ?? randomUUID();
-    const state = this.initialState({
-      messages: [...history, ...newMessages],
-      historyLength: history.length + newMessages.length,
+    // The store puts the thread's memory in front of this input as it creates the run.
+    const initial = this.initialState({
+      messages: newMessages,
+      historyLength: newMessages.length,
       maxSteps: options.maxSteps,
       requestContext: options.requestContext ?? {},
       requestPolicy: options.requireToolApproval,
       lineage: { rootRunId: runId, rootMessageId: messageId, rootToolCallId: null, parentToolCallId: null, chain: [this.id] },
     });
-    const run: RunRecord = { id: runId, threadId, resourceId, agentId: this.id, parentRunId: null, messageId, status: 'running', state };
     const userMessage = newMessages.length === 1 ? { id: randomUUID(), message: newMessages[0] } : undefined;
-    await this.store.createRun({ run, userMessage });
+    const { history } = await this.store.startRun({
+      run: { id: runId, threadId, resourceId, agentId: this.id, parentRunId: null, messageId, status: 'running', state: initial },
+      title: typeof input === 'string' ? input.slice(0, 80) : undefined,
+      userMessage,
+      leaseMs: LEASE_MS,
+    });
+    const state: RunState = { ...initial, messages: [...history, ...newMessages], historyLength: history.length + newMessages.length };
+    const run: RunRecord = { id: runId, threadId, resourceId, agentId: this.id, parentRunId: null, messageId, status: 'running', state };
     return this.launch({ id: runId, messageId }, async (segment) => {
       const ctx = this.context(segment, run, state, { requestPolicy: options.requireToolApproval, abortSignal: options.abortSignal });
       this.emit(ctx, 'start', { messageId, threadId });
@@ -307,34 +342,21 @@ export class Agent {
    * @throws AgentError INVALID_RESUME_DATA (details: zod issues), plus the errors of approveToolCall
    */
   async resumeStream(resumeData: unknown, input: DecisionInput): Promise<AgentStreamResult> {
-    const { top, row, owner } = await this.findOpenCall(input);
-    if (row.kind !== 'suspension') throw new AgentError('WRONG_KIND', 'This call waits for an approval, not for data.');
-    const tool = owner.requireTool(row.toolName);
-    authorize(row, input.actor);
-    if (input.fingerprint && input.fingerprint !== row.fingerprint) {
-      throw new AgentError('FINGERPRINT_MISMATCH', 'The call changed since it was shown.');
-    }
+    // The answer is checked against the asking tool's schema before anything is claimed, so the row is read first.
+    const target = await this.findOpenCall(input);
+    const tool = target.owner.checkDecidable(target.row, input, 'suspension');
     const parsed = (tool.resumeSchema ?? z.unknown()).safeParse(resumeData);
     if (!parsed.success) {
       throw new AgentError('INVALID_RESUME_DATA', 'The answer does not match what the tool asked for.', parsed.error.issues);
     }
-    const claimed = await this.claim(row, input.actor, {
+    return this.claimAndContinue(input, {
+      kind: 'suspension',
       status: 'resumed',
       reason: null,
       resumeData: parsed.data,
-      args: row.args,
-      fingerprint: row.fingerprint,
-      kind: 'resume',
-      approved: null,
+      known: target,
+      continuation: (row, at) => ({ approved: true, args: row.args, resumeData: parsed.data, decision: { by: input.actor.id, at, resumeData: parsed.data } }),
     });
-    return this.launch(top, (segment) =>
-      owner.continueAfterClaim(segment, claimed, {
-        approved: true,
-        args: row.args,
-        resumeData: parsed.data,
-        decision: { by: input.actor.id, at: new Date().toISOString(), resumeData: parsed.data },
-      }),
-    );
   }
 
   /** `approveToolCall`, returning the continuation's full result. */
@@ -427,48 +449,144 @@ export class Agent {
   // Deciding
 
   private async decide(input: DecisionInput & { approved: boolean; reason?: string; args?: unknown }) {
-    const { top, row, owner } = await this.findOpenCall(input);
-    if (row.kind !== 'approval') throw new AgentError('WRONG_KIND', 'This call asks for data, not for an approval.');
-    const tool = owner.requireTool(row.toolName);
+    const reason = input.approved ? null : input.reason?.trim() || null;
+    const decision = (editedFrom: unknown, at: string): DecisionSummary => ({
+      approved: input.approved,
+      ...(reason ? { reason } : {}),
+      ...(editedFrom !== undefined ? { editedFrom } : {}),
+      by: input.actor.id,
+      at,
+    });
+    if (!(input.approved && input.args !== undefined)) {
+      return this.claimAndContinue(input, {
+        kind: 'approval',
+        status: input.approved ? 'approved' : 'declined',
+        reason,
+        resumeData: null,
+        continuation: (row, at) => ({ approved: input.approved, args: row.args, reason: reason ?? undefined, decision: decision(undefined, at) }),
+      });
+    }
+    // Edited arguments are validated against the tool's inputSchema before anything is claimed.
+    const target = await this.findOpenCall(input);
+    const tool = target.owner.checkDecidable(target.row, input, 'approval');
+    const parsed = tool.inputSchema.safeParse(input.args);
+    if (!parsed.success) throw new AgentError('INVALID_ARGS', 'The edited arguments are not valid for this tool.', parsed.error.issues);
+    const args = parsed.data;
+    const fingerprint = fingerprintToolCall({ toolName: target.row.toolName, args });
+    const edited = fingerprint !== target.row.fingerprint;
+    return this.claimAndContinue(input, {
+      kind: 'approval',
+      status: 'approved',
+      reason: null,
+      resumeData: null,
+      edited: edited ? { args, fingerprint } : undefined,
+      known: target,
+      continuation: (_row, at) => ({ approved: true, args, decision: decision(edited ? target.row.args : undefined, at) }),
+    });
+  }
+
+  /**
+   * Claims the call a decision addresses and launches its continuation. Unless the caller had to
+   * read the row first (`known`: to validate edited args or an answer), the claim is the first
+   * statement: it compare-and-sets the row (open, of this kind, executable here, the actor eligible,
+   * the fingerprint as seen), and only when it claimed nothing do the reads run that say why.
+   *
+   * @throws AgentError NO_SNAPSHOT_FOUND, TOOL_CALL_NOT_SUSPENDED, AMBIGUOUS_TOOL_CALL, ALREADY_DECIDED,
+   *   WRONG_KIND, UNKNOWN_TOOL, FOUR_EYES, FINGERPRINT_MISMATCH
+   */
+  private async claimAndContinue(input: DecisionInput, how: ClaimPlan): Promise<AgentStreamResult> {
+    const at = new Date().toISOString();
+    const fingerprint = input.fingerprint || undefined;
+    const claim = (extra: Partial<ClaimInput>) =>
+      this.store.claimPendingCall({
+        rootRunId: input.runId,
+        toolCallId: input.toolCallId,
+        agentId: this.id,
+        executable: this.executable(),
+        kind: how.kind,
+        fingerprint,
+        actor: input.actor,
+        status: how.status,
+        reason: how.reason,
+        resumeData: how.resumeData,
+        edited: how.edited,
+        decisionId: randomUUID(),
+        leaseMs: LEASE_MS,
+        ...extra,
+      });
+    if (how.known) {
+      const { row, owner } = how.known;
+      const top = { id: how.known.top.id, messageId: how.messageId ?? how.known.top.messageId };
+      const asClaimed: PendingCall = { ...row, ...(how.edited ?? {}) };
+      // The decision's chunks commit with the claim (save, then publish).
+      const chunks = owner.decisionChunks(top, asClaimed, how.continuation(row, at).decision);
+      const claimed = await claim({ pendingCallId: row.id, agentId: how.known.top.agentId, topEvents: chunks.top });
+      if (!claimed) {
+        await this.explainRefusal(input, how.kind);
+        throw alreadyDecided(row);
+      }
+      const continuation = how.continuation(row, at);
+      return this.launch(top, (segment) => owner.continueAfterClaim(segment, claimed, continuation, { saved: true }));
+    }
+    let claimed: Claimed | null = null;
+    for (let attempt = 1; !claimed; attempt += 1) {
+      claimed = await claim({});
+      if (claimed) break;
+      await this.explainRefusal(input, how.kind);
+      // The reads found the call decidable after all: it changed in between (e.g. asked again); claim anew.
+      if (attempt === 3) throw new AgentError('TOOL_CALL_NOT_SUSPENDED', 'The call kept changing; look at it again.');
+    }
+    const owner = this.findAgent(claimed.call.agentId)!;
+    const top = { id: input.runId, messageId: claimed.topMessageId };
+    const continuation = how.continuation(claimed.call, at);
+    return this.launch(top, (segment) => owner.continueAfterClaim(segment, claimed, continuation, { saved: false }));
+  }
+
+  /**
+   * Reads why a claim claimed nothing and throws it, checking in the order a reader would: the run,
+   * the call, its kind, its tool, who decides, what they saw. Returns when the call is decidable now.
+   */
+  private async explainRefusal(input: DecisionInput, kind: 'approval' | 'suspension'): Promise<void> {
+    const { row, owner } = await this.findOpenCall(input);
+    owner.checkDecidable(row, input, kind);
+  }
+
+  /**
+   * The per-call checks of a decision on `row` (an open row of this agent).
+   * @returns the row's tool
+   * @throws AgentError WRONG_KIND, UNKNOWN_TOOL, FOUR_EYES, FINGERPRINT_MISMATCH
+   */
+  private checkDecidable(row: PendingCall, input: DecisionInput, kind: 'approval' | 'suspension'): Tool {
+    if (row.kind !== kind) {
+      throw new AgentError('WRONG_KIND', kind === 'approval' ? 'This call asks for data, not for an approval.' : 'This call waits for an approval, not for data.');
+    }
+    const tool = this.requireTool(row.toolName);
     authorize(row, input.actor);
     if (input.fingerprint && input.fingerprint !== row.fingerprint) {
-      throw new AgentError('FINGERPRINT_MISMATCH', 'The call changed since it was shown; look at it again.');
+      throw new AgentError(
+        'FINGERPRINT_MISMATCH',
+        kind === 'approval' ? 'The call changed since it was shown; look at it again.' : 'The call changed since it was shown.',
+      );
     }
-    let args = row.args;
-    let fingerprint = row.fingerprint;
-    if (input.approved && input.args !== undefined) {
-      const parsed = tool.inputSchema.safeParse(input.args);
-      if (!parsed.success) throw new AgentError('INVALID_ARGS', 'The edited arguments are not valid for this tool.', parsed.error.issues);
-      args = parsed.data;
-      fingerprint = fingerprintToolCall({ toolName: row.toolName, args });
+    return tool;
+  }
+
+  /** `agentId toolName` of every tool this agent's tree runs, each agent id resolved as `findAgent` does. */
+  private executable(): string[] {
+    if (!this.executableTools) {
+      const pairs: string[] = [];
+      const seen = new Set<string>();
+      const visit = (agent: Agent) => {
+        if (!seen.has(agent.id)) {
+          seen.add(agent.id);
+          for (const toolName of agent.tools.keys()) pairs.push(`${agent.id} ${toolName}`);
+        }
+        for (const sub of agent.delegates.values()) visit(sub);
+      };
+      visit(this);
+      this.executableTools = pairs;
     }
-    const edited = fingerprint !== row.fingerprint;
-    const reason = input.approved ? null : input.reason?.trim() || null;
-    const claimed = await this.claim(row, input.actor, {
-      status: input.approved ? 'approved' : 'declined',
-      reason,
-      resumeData: null,
-      args,
-      fingerprint,
-      kind: input.approved ? 'approval' : 'decline',
-      approved: input.approved,
-      editedArgs: edited ? args : null,
-      editedFingerprint: edited ? fingerprint : null,
-    });
-    return this.launch(top, (segment) =>
-      owner.continueAfterClaim(segment, claimed, {
-        approved: input.approved,
-        args,
-        reason: reason ?? undefined,
-        decision: {
-          approved: input.approved,
-          ...(reason ? { reason } : {}),
-          ...(edited ? { editedFrom: row.args } : {}),
-          by: input.actor.id,
-          at: new Date().toISOString(),
-        },
-      }),
-    );
+    return this.executableTools;
   }
 
   private requireTool(toolName: string): Tool {
@@ -479,16 +597,16 @@ export class Agent {
 
   /**
    * Finds the open row a decision on the top-level run addresses: by the top-level call id (a
-   * sub-agent's call surfaces under its delegation's id) or by the leaf call's own id.
+   * sub-agent's call surfaces under its delegation's id) or by the leaf call's own id. One read.
    */
-  private async findOpenCall(input: DecisionInput): Promise<{ top: { id: string; messageId: string }; row: PendingCall; owner: Agent }> {
-    const run = await this.store.loadRun({ runId: input.runId });
+  private async findOpenCall(input: DecisionInput): Promise<DecisionTarget> {
+    const { run, calls } = await this.store.loadDecisionTarget({ rootRunId: input.runId });
     if (!run || run.agentId !== this.id || run.parentRunId !== null) {
       throw new AgentError('NO_SNAPSHOT_FOUND', `No paused run ${input.runId}.`);
     }
-    const rows = (await this.store.listPendingCallsByRoot({ rootRunId: run.id })).filter((row) => row.kind !== 'delegation');
+    const rows = calls.filter((row) => row.kind !== 'delegation');
     const matches = (row: PendingCall) => input.toolCallId === undefined || row.rootToolCallId === input.toolCallId || row.toolCallId === input.toolCallId;
-    if (!run.state) {
+    if (!run.hasState) {
       // The run is over. A late decision on a call it had is told who won; anything else is unknown.
       const decided = input.toolCallId === undefined ? undefined : rows.filter(matches).at(-1);
       if (decided) throw alreadyDecided(decided);
@@ -510,50 +628,7 @@ export class Agent {
     }
     const owner = this.findAgent(open[0].agentId);
     if (!owner) throw new AgentError('NO_SNAPSHOT_FOUND', `No agent ${open[0].agentId} under ${this.id}.`);
-    return { top: { id: run.id, messageId: run.messageId }, row: open[0], owner };
-  }
-
-  private async claim(
-    row: PendingCall,
-    actor: Actor,
-    decision: {
-      status: 'approved' | 'declined' | 'resumed';
-      reason: string | null;
-      resumeData: unknown;
-      args: unknown;
-      fingerprint: string;
-      kind: 'approval' | 'decline' | 'resume';
-      approved: boolean | null;
-      editedArgs?: unknown;
-      editedFingerprint?: string | null;
-    },
-  ): Promise<PendingCall> {
-    const claimed = await this.store.claimPendingCall({
-      pendingCallId: row.id,
-      status: decision.status,
-      decidedBy: actor.id,
-      reason: decision.reason,
-      resumeData: decision.resumeData,
-      args: decision.args,
-      fingerprint: decision.fingerprint,
-      output: null,
-      decision: {
-        id: randomUUID(),
-        kind: decision.kind,
-        approved: decision.approved,
-        reason: decision.reason,
-        actorId: actor.id,
-        actorRole: actor.role,
-        fingerprint: row.fingerprint,
-        args: row.args,
-        editedArgs: decision.editedArgs ?? null,
-        editedFingerprint: decision.editedFingerprint ?? null,
-        resumeData: decision.resumeData ?? null,
-      },
-    });
-    if (claimed) return claimed;
-    const latest = (await this.store.listPendingCalls({ runId: row.runId })).find((candidate) => candidate.id === row.id);
-    throw alreadyDecided(latest ?? row);
+    return { top: { id: run.id, messageId: run.messageId, agentId: run.agentId }, row: open[0], owner };
   }
 
   /**
@@ -567,8 +642,9 @@ export class Agent {
     const open = (await this.store.findOpenPendingCalls({ threadId: options.threadId, resourceId: options.resourceId })).filter(
       (row) => this.findAgent(row.agentId) !== undefined,
     );
-    // Approvals are never auto-resumed; with several calls open, guessing which is answered is unsafe.
-    if (open.length !== 1 || open[0].kind !== 'suspension') return null;
+    // Approvals are never auto-resumed, nor questions only a reviewer may answer (four-eyes); with
+    // several calls open, guessing which is answered is unsafe.
+    if (open.length !== 1 || open[0].kind !== 'suspension' || open[0].approvers === 'reviewer') return null;
     const [row] = open;
     const owner = this.findAgent(row.agentId)!;
     const tool = owner.tools.get(row.toolName);
@@ -579,23 +655,18 @@ export class Agent {
     if (!top?.state) return null;
     await this.store.addUserMessage({ threadId: options.threadId, runId: top.id, message: { role: 'user', content: text } });
     const actor: Actor = { id: options.resourceId, role: 'user' };
-    const claimed = await this.claim(row, actor, {
-      status: 'resumed',
-      reason: null,
-      resumeData: extracted,
-      args: row.args,
-      fingerprint: row.fingerprint,
-      kind: 'resume',
-      approved: null,
-    });
     // A new assistant message follows the user's answer; the run itself continues where it paused.
-    return this.launch({ id: top.id, messageId: options.messageId ?? randomUUID() }, (segment) =>
-      owner.continueAfterClaim(segment, claimed, {
-        approved: true,
-        args: row.args,
+    return this.claimAndContinue(
+      { runId: top.id, toolCallId: row.toolCallId, actor },
+      {
+        kind: 'suspension',
+        status: 'resumed',
+        reason: null,
         resumeData: extracted,
-        decision: { by: actor.id, at: new Date().toISOString(), resumeData: extracted },
-      }),
+        known: { top: { id: top.id, messageId: top.messageId, agentId: top.agentId }, row, owner },
+        messageId: options.messageId ?? randomUUID(),
+        continuation: (claimedRow, at) => ({ approved: true, args: claimedRow.args, resumeData: extracted, decision: { by: actor.id, at, resumeData: extracted } }),
+      },
     );
   }
 
@@ -629,7 +700,7 @@ export class Agent {
     const heartbeat = setInterval(renew, LEASE_RENEW_MS);
     const done = (async () => {
       try {
-        await renew();
+        // The statement that started the segment (a new run, a claim) took the lease already.
         await body(segment);
         if (!segment.finished) await segment.surface([makeChunk(top.id, 'finish', { finishReason: 'suspended' })]);
       } catch (error) {
@@ -745,14 +816,7 @@ export class Agent {
       return;
     }
     const { rootRunId, rootToolCallId } = ctx.state.lineage;
-    const readdressed = chunks.map((chunk) => {
-      if (chunk.type !== 'tool-call-approval' && chunk.type !== 'tool-call-suspended' && chunk.type !== 'tool-call-resumed') {
-        throw new Error(`Only pauses and decisions surface from a sub-agent, not ${chunk.type}`);
-      }
-      const payload = { ...chunk.payload, toolCallId: rootToolCallId!, leafToolCallId: chunk.payload.toolCallId };
-      return { ...chunk, runId: rootRunId, payload } as AgentChunk;
-    });
-    await ctx.segment.surface(readdressed);
+    await ctx.segment.surface(readdress(chunks, { rootRunId, rootToolCallId: rootToolCallId! }));
   }
 
   private initialState(input: {
@@ -841,7 +905,7 @@ export class Agent {
         if ('delegated' in result) delegationsWaiting = true;
       }
       if (waiting.length > 0 || delegationsWaiting) {
-        const continued = await this.pause(ctx, waiting, delegationsWaiting);
+        const continued = await this.pause(ctx, waiting);
         if (!continued) return { status: 'suspended' };
         continue;
       }
@@ -986,9 +1050,9 @@ export class Agent {
       status: 'running',
       state: childState,
     };
-    await this.store.createRun({ run: child });
-    await this.store.startDelegation({
-      call: { ...this.pendingBase(ctx, this.requireTool(call.toolName), call), kind: 'delegation', policy: 'delegation', suspendPayload: null, resumeSchema: '{}', childRunId },
+    await this.store.startChildRun({
+      run: child,
+      delegation: { ...this.pendingBase(ctx, this.requireTool(call.toolName), call), kind: 'delegation', policy: 'delegation', suspendPayload: null, resumeSchema: '{}', childRunId },
     });
     const childCtx = sub.context(ctx.segment, child, childState, { abortSignal: ctx.abortSignal });
     sub.emit(childCtx, 'start', { messageId: child.messageId, threadId: child.threadId });
@@ -1040,41 +1104,41 @@ export class Agent {
 
   /**
    * Save, then publish (SPEC §1): the run's state and its new pending rows commit before their
-   * chunks reach anyone. Afterwards the run may already be complete — a child this step waits on
-   * can finish in between — so the pause tries to take the continuation itself.
+   * chunks reach anyone. When the step waits only on children that have all finished meanwhile (a
+   * decision on a child can complete it before this pause), the same statement hands the run back
+   * and this pause continues it.
    *
    * @returns true when the pause found everything decided and the step's results appended
    */
-  private async pause(ctx: RunContext, waiting: NewPendingCall[], childrenWaiting: boolean): Promise<boolean> {
+  private async pause(ctx: RunContext, waiting: NewPendingCall[]): Promise<boolean> {
     const chunks = waiting.map((row) => pendingChunk(ctx.run.id, row));
-    await this.store.suspendRun({ runId: ctx.run.id, state: ctx.state, pendingCalls: waiting, events: [...(await this.saved(ctx)), ...chunks] });
+    const finish = ctx.isTop ? [makeChunk(ctx.run.id, 'finish', { finishReason: 'suspended' })] : [];
+    const continues = await this.store.suspendRun({
+      runId: ctx.run.id,
+      state: ctx.state,
+      pendingCalls: waiting,
+      events: [...(await this.saved(ctx)), ...chunks],
+      finalEvents: finish,
+    });
     await this.surface(ctx, chunks);
-    if (childrenWaiting) {
-      const resumed = await this.store.acquireContinuation({ runId: ctx.run.id });
-      if (resumed?.state) {
-        await this.resumeStep(ctx, resumed);
-        return true;
-      }
+    if (continues) {
+      await this.resumeStep(ctx, { ...ctx.run, status: 'running', state: ctx.state });
+      return true;
     }
-    if (ctx.isTop) await ctx.segment.surface([makeChunk(ctx.run.id, 'finish', { finishReason: 'suspended' })]);
+    for (const chunk of finish) {
+      ctx.segment.finished = true;
+      ctx.segment.channel.push(chunk);
+    }
     return false;
   }
 
   /**
-   * After a claim: emit `tool-call-resumed`, run (or skip) the tool, close the row, and continue the
-   * run when this was its step's last open call — then, when the run ends, its parents in turn.
-   * Exactly one continuation wins per run (acquireContinuation).
+   * The chunks that publish a decision at the top level: the segment's `start`, then
+   * `tool-call-resumed` (a sub-agent's re-addressed to the top-level call that leads to it).
+   * @returns `top` for the top-level run's log; `own` for the row's run's log when that is a sub-agent's
    */
-  private async continueAfterClaim(
-    segment: Segment,
-    row: PendingCall,
-    decision: { approved: boolean; args: unknown; reason?: string; resumeData?: unknown; decision: DecisionSummary },
-  ) {
-    const run = await this.store.loadRun({ runId: row.runId });
-    if (!run?.state) throw new AgentError('NO_SNAPSHOT_FOUND', `No paused run ${row.runId}.`);
-    const ctx = this.context(segment, run, run.state);
-    await segment.surface([makeChunk(segment.topRunId, 'start', { messageId: segment.topMessageId, threadId: run.threadId })]);
-    const resumed = makeChunk(run.id, 'tool-call-resumed', {
+  private decisionChunks(top: { id: string; messageId: string }, row: PendingCall, decision: DecisionSummary): { top: AgentChunk[]; own: AgentChunk | null } {
+    const resumed = makeChunk(row.runId, 'tool-call-resumed', {
       toolCallId: row.toolCallId,
       toolName: row.toolName,
       kind: row.kind === 'suspension' ? 'suspension' : 'approval',
@@ -1084,21 +1148,35 @@ export class Agent {
       fingerprint: row.fingerprint,
       approvers: row.approvers,
       chain: row.chain,
-      decision: decision.decision,
+      decision,
     });
+    const start = makeChunk(top.id, 'start', { messageId: top.messageId, threadId: row.threadId });
+    if (row.runId === top.id) return { top: [start, resumed], own: null };
+    return { top: [start, ...readdress([resumed], { rootRunId: row.rootRunId, rootToolCallId: row.rootToolCallId })], own: resumed };
+  }
+
+  /**
+   * After a claim: publish the decision, run (or skip) the tool, close the row, and continue the
+   * run when this was its step's last open call — then, when the run ends, its parents in turn.
+   * Closing the row decides, in the same statement, who continues: exactly one closer per run.
+   *
+   * @param options.saved whether the claim already wrote the decision's chunks to the log
+   */
+  private async continueAfterClaim(segment: Segment, claimed: Claimed, decision: ContinueDecision, options: { saved: boolean }) {
+    const { call: row, run } = claimed;
+    if (!run.state) throw new AgentError('NO_SNAPSHOT_FOUND', `No paused run ${row.runId}.`);
+    const ctx = this.context(segment, run, run.state);
+    const chunks = this.decisionChunks({ id: segment.topRunId, messageId: segment.topMessageId }, row, decision.decision);
+    if (chunks.own) ctx.unsaved.push(chunks.own);
     // Save, then publish, here too: a reload or a crash while the tool runs still shows the decision.
-    if (ctx.isTop) {
-      await this.store.appendEvents({ runId: run.id, chunks: [...(await this.saved(ctx)), resumed] });
-      segment.channel.push(resumed);
-    } else {
-      ctx.unsaved.push(resumed);
-      await this.surface(ctx, [resumed]);
-    }
+    if (!options.saved) await this.store.appendEvents({ runId: segment.topRunId, chunks: chunks.top });
+    for (const chunk of chunks.top) segment.channel.push(chunk);
 
     const call: StepCall = { toolCallId: row.toolCallId, toolName: row.toolName, args: decision.args };
+    let next: RunRecord | null;
     if (!decision.approved) {
       this.settle(ctx, call, { type: 'denied', reason: decision.reason ?? DEFAULT_DECLINE_REASON });
-      await this.store.closePendingCall({ pendingCallId: row.id, status: 'declined', output: call.outcome!, events: await this.saved(ctx) });
+      next = await this.store.closePendingCall({ pendingCallId: row.id, runId: run.id, status: 'declined', output: call.outcome!, events: await this.saved(ctx) });
     } else {
       const tool = this.requireTool(row.toolName);
       const result = await this.execute(ctx, tool, call, {
@@ -1107,46 +1185,53 @@ export class Agent {
       });
       if ('suspended' in result) {
         // Suspended again (e.g. a validation loop): a new pending suspension replaces this one.
-        const next = this.pendingRow(ctx, tool, call, { kind: 'suspension', payload: result.suspended });
-        const chunk = pendingChunk(ctx.run.id, next);
+        const again = this.pendingRow(ctx, tool, call, { kind: 'suspension', payload: result.suspended });
+        const chunk = pendingChunk(ctx.run.id, again);
         await this.store.closePendingCall({
           pendingCallId: row.id,
+          runId: run.id,
           status: 'superseded',
           output: null,
           events: [...(await this.saved(ctx)), chunk],
-          newPendingCall: next,
+          newPendingCall: again,
         });
         await this.surface(ctx, [chunk]);
         return;
       }
       const outcome = 'outcome' in result ? result.outcome : null;
-      await this.store.closePendingCall({
+      // Without an outcome, an approved delegation now waits on its child run (which may even have finished).
+      next = await this.store.closePendingCall({
         pendingCallId: row.id,
+        runId: run.id,
         status: outcome?.type === 'error' ? 'failed' : 'completed',
         output: outcome,
         events: await this.saved(ctx),
       });
-      if (!outcome) return; // an approved delegation now waits on its child run
     }
-    const next = await this.store.acquireContinuation({ runId: run.id });
-    // Other calls of this step still wait; whoever decides the last one continues the run.
+    // Other calls of this step still wait; whoever closes the last one continues the run.
     if (!next?.state) return;
-    await this.resumeStep(ctx, next);
+    const closed = this.delegates.has(row.toolName) ? undefined : { ...row, args: call.args, output: call.outcome ?? null };
+    await this.resumeStep(ctx, next, closed);
     await this.continueRun(ctx);
   }
 
-  /** Fills the step's outcomes from the run's closed rows and appends them for the model. */
-  private async resumeStep(ctx: RunContext, run: RunRecord) {
+  /**
+   * Fills the step's outcomes from the run's closed rows and appends them for the model.
+   * @param closed the row the caller just closed: when it is the step's only open call, its rows need no read
+   */
+  private async resumeStep(ctx: RunContext, run: RunRecord, closed?: PendingCall) {
     ctx.run = run;
     ctx.state = run.state!;
-    const rows = await this.store.listPendingCalls({ runId: run.id });
+    const open = ctx.state.stepCalls.filter((stepCall) => !stepCall.outcome);
+    const known = closed?.output && open.every((stepCall) => stepCall.toolCallId === closed.toolCallId);
+    const rows = known ? [closed] : await this.store.listPendingCalls({ runId: run.id });
     for (const stepCall of ctx.state.stepCalls) {
       if (stepCall.outcome) continue;
-      const closed = rows.filter((candidate) => candidate.toolCallId === stepCall.toolCallId && candidate.output).at(-1);
-      const outcome = closed?.output ?? { type: 'error' as const, message: 'The call ended without a result.' };
-      if (closed) stepCall.args = closed.args;
+      const last = rows.filter((candidate) => candidate.toolCallId === stepCall.toolCallId && candidate.output).at(-1);
+      const outcome = last?.output ?? { type: 'error' as const, message: 'The call ended without a result.' };
+      if (last) stepCall.args = last.args;
       // A decided call's result was emitted by its decider; a delegation's result is this run's to emit.
-      if (!closed || closed.kind === 'delegation') this.settle(ctx, stepCall, outcome);
+      if (!last || last.kind === 'delegation') this.settle(ctx, stepCall, outcome);
       else stepCall.outcome = outcome;
     }
     this.appendToolResults(ctx.state, ctx.state.stepCalls);
@@ -1161,9 +1246,7 @@ export class Agent {
     for (;;) {
       const result = await agent.runSteps(current);
       if (result.status !== 'completed' || current.isTop) return;
-      const parentRunId = current.run.parentRunId!;
-      await this.store.closeDelegation({ childRunId: current.run.id, status: 'completed', output: { type: 'result', output: { text: result.text } } });
-      const parent = await this.store.acquireContinuation({ runId: parentRunId });
+      const parent = await this.store.closeDelegation({ childRunId: current.run.id, status: 'completed', output: { type: 'result', output: { text: result.text } } });
       if (!parent?.state) return;
       const parentAgent = current.segment.root.findAgent(parent.agentId);
       if (!parentAgent) throw new Error(`No agent ${parent.agentId} under ${current.segment.root.id}`);
@@ -1204,6 +1287,17 @@ function authorize(row: PendingCall, actor: Actor) {
   if (actor.role === 'user' || actor.id === row.resourceId) {
     throw new AgentError('FOUR_EYES', 'This action needs a reviewer other than the person who asked for it.');
   }
+}
+
+/** A sub-agent's pause or decision chunks, addressed to the top-level run and the call that leads to them (SPEC §4). */
+function readdress(chunks: AgentChunk[], to: { rootRunId: string; rootToolCallId: string }): AgentChunk[] {
+  return chunks.map((chunk) => {
+    if (chunk.type !== 'tool-call-approval' && chunk.type !== 'tool-call-suspended' && chunk.type !== 'tool-call-resumed') {
+      throw new Error(`Only pauses and decisions surface from a sub-agent, not ${chunk.type}`);
+    }
+    const payload = { ...chunk.payload, toolCallId: to.rootToolCallId, leafToolCallId: chunk.payload.toolCallId };
+    return { ...chunk, runId: to.rootRunId, payload } as AgentChunk;
+  });
 }
 
 function pendingChunk(runId: string, row: NewPendingCall): AgentChunk {

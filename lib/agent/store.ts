@@ -1,10 +1,10 @@
 import type { ModelMessage } from 'ai';
 import type { AgentChunk } from './chunks';
-import type { Approvers, RequestContext } from './tool';
+import type { Actor, Approvers, RequestContext } from './tool';
 
 /**
  * The persistence the runtime asks for. The runtime never imports a database client; the Prisma
- * implementation lives in `lib/store`. Every method is one short transaction.
+ * implementation lives in `lib/store`.
  */
 
 export type RunStatus = 'running' | 'suspended' | 'completed' | 'failed' | 'cancelled';
@@ -130,20 +130,50 @@ export type NewPendingCall = Omit<
   'status' | 'output' | 'resumeData' | 'decisionReason' | 'decidedBy' | 'decidedAt' | 'createdAt'
 >;
 
-/** The audit record written in the same transaction as a claim. */
-export interface DecisionRecord {
-  id: string;
-  kind: 'approval' | 'decline' | 'resume';
-  approved: boolean | null;
+/**
+ * A claim: one statement that compare-and-sets the pending row, appends the decision record,
+ * takes the top-level run's lease and returns what the continuation needs.
+ */
+export interface ClaimInput {
+  /** The top-level run the call is addressed through. */
+  rootRunId: string;
+  /** The call's top-level id or its own id; any open call of the run when omitted. */
+  toolCallId?: string;
+  /** The row, when the caller has already read it. */
+  pendingCallId?: string;
+  /** The top-level run must be this agent's. */
+  agentId: string;
+  /** `agentId toolName` pairs the agent's tree can run; a row for anything else is not claimed. */
+  executable: string[];
+  kind: 'approval' | 'suspension';
+  /** When set, the row's fingerprint must equal it (what the decider saw). */
+  fingerprint?: string;
+  actor: Actor;
+  status: 'approved' | 'declined' | 'resumed';
   reason: string | null;
-  actorId: string;
-  actorRole: string;
-  fingerprint: string;
-  args: unknown;
-  editedArgs: unknown;
-  editedFingerprint: string | null;
   resumeData: unknown;
+  /** Reviewer-edited arguments that replace the row's (with their fingerprint). */
+  edited?: { args: unknown; fingerprint: string };
+  /** Id of the appended `decisions` record. */
+  decisionId: string;
+  /** The top-level run's lease, in ms. */
+  leaseMs: number;
+  /** Chunks appended to the top-level run's log when (and only when) the claim wins. */
+  topEvents?: AgentChunk[];
 }
+
+/** What a winning claim returns. */
+export interface Claimed {
+  /** The row as claimed. */
+  call: PendingCall;
+  /** The run that owns the row, with its state. */
+  run: RunRecord;
+  /** The top-level run's assistant message. */
+  topMessageId: string;
+}
+
+/** A run without its (large) state, as a decision target. */
+export type RunSummary = Omit<RunRecord, 'state'> & { hasState: boolean };
 
 export interface SuspendedRunsQuery {
   agentId?: string;
@@ -155,23 +185,45 @@ export interface SuspendedRunsQuery {
   perPage?: number;
 }
 
+/**
+ * Every method is a single SQL statement (a few reads excepted, noted below): no transaction is
+ * held open across JavaScript, so a busy process can slow a decision down but never time one out.
+ */
 export interface AgentStore {
-  /** Creates the thread when missing; an existing thread of another resource is an error. */
-  ensureThread(input: { threadId: string; resourceId: string; agentId: string; title?: string }): Promise<void>;
-  /** The thread's memory, oldest first. */
-  loadHistory(input: { threadId: string }): Promise<ModelMessage[]>;
-  /** Inserts a `running` run and, for a top-level run, the user's message into memory. */
-  createRun(input: { run: RunRecord; userMessage?: { id: string; message: ModelMessage } }): Promise<void>;
+  /**
+   * One statement: creates the thread (or touches an existing one of the same resource), inserts
+   * the `running` top-level run holding the lease for `leaseMs`, and its user message.
+   * `run.state.messages` holds this run's input only; the stored state gets the thread's memory
+   * (oldest first) in front, and `historyLength` grows by its length.
+   * @returns that memory: the thread's messages before this run
+   * @throws Error when the thread belongs to another resource (nothing is written)
+   */
+  startRun(input: {
+    run: RunRecord & { state: RunState };
+    title?: string;
+    userMessage?: { id: string; message: ModelMessage };
+    leaseMs: number;
+  }): Promise<{ history: ModelMessage[] }>;
+  /** One statement: inserts a child run and its parent's `waiting` delegation row (an open call of the parent). */
+  startChildRun(input: { run: RunRecord; delegation: NewPendingCall }): Promise<void>;
   loadRun(input: { runId: string }): Promise<RunRecord | null>;
+  /** One read: a top-level run (without state) and every row addressed through it, oldest first. */
+  loadDecisionTarget(input: { rootRunId: string }): Promise<{ run: RunSummary | null; calls: PendingCall[] }>;
   /** Appends a user message to the thread's memory (an auto-resume answer), tied to the run it resumed. */
   addUserMessage(input: { threadId: string; runId: string; message: ModelMessage }): Promise<void>;
   /** Appends chunks to the run's event log, in order. */
   appendEvents(input: { runId: string; chunks: AgentChunk[] }): Promise<void>;
-  /** One transaction: events, run state, status `suspended`, new pending rows. */
-  suspendRun(input: { runId: string; state: RunState; pendingCalls: NewPendingCall[]; events: AgentChunk[] }): Promise<void>;
+  /**
+   * One statement: events, run state, new pending rows (open calls of the run) and the status:
+   * `suspended`, or — when no call of the step is open any more (children it waited on have
+   * finished) — `running`, and this caller continues it. `finalEvents` follow `events` in the log
+   * only when the run stays suspended.
+   * @returns true when the caller continues the run
+   */
+  suspendRun(input: { runId: string; state: RunState; pendingCalls: NewPendingCall[]; events: AgentChunk[]; finalEvents?: AgentChunk[] }): Promise<boolean>;
   /** Saves the state of a running run (e.g. after a step) together with events. */
   saveRunState(input: { runId: string; state: RunState; events: AgentChunk[] }): Promise<void>;
-  /** One transaction: events, status, state cleared, the run's new messages appended to memory. */
+  /** One statement: events, status, state cleared, the run's new messages appended to memory (top-level runs). */
   finishRun(input: {
     runId: string;
     status: 'completed' | 'failed' | 'cancelled';
@@ -181,48 +233,41 @@ export interface AgentStore {
   }): Promise<void>;
   /** A run's own rows (including delegation rows), oldest first. */
   listPendingCalls(input: { runId: string }): Promise<PendingCall[]>;
-  /** Every row addressed through a top-level run (its own and its descendants'), oldest first. */
-  listPendingCallsByRoot(input: { rootRunId: string }): Promise<PendingCall[]>;
-  /** Records that a parent call now waits on a child run (a `waiting` delegation row). */
-  startDelegation(input: { call: NewPendingCall }): Promise<void>;
-  /** Closes the parent's delegation row for a child run that ended, with the child's outcome. */
-  closeDelegation(input: { childRunId: string; status: 'completed' | 'failed'; output: CallOutcome }): Promise<void>;
+  /**
+   * One statement: closes the parent's delegation row for a child run that ended, with the child's
+   * outcome. @returns the parent run (now `running`) when this closed its step's last open call
+   * while it was suspended, else null
+   */
+  closeDelegation(input: { childRunId: string; status: 'completed' | 'failed'; output: CallOutcome }): Promise<RunRecord | null>;
   findOpenPendingCalls(input: { threadId?: string; resourceId?: string; runId?: string }): Promise<PendingCall[]>;
   /**
-   * Compare-and-set claim: `pending` → `status` and the decision record, in one transaction.
-   * @returns the claimed row, or null when another decision won (the row is not pending).
+   * One statement. Claims the one open row the input addresses when it is of `kind`, its tool is
+   * executable, the actor may decide it (four-eyes) and the fingerprint matches; several open rows
+   * matching claim nothing.
+   * @returns the claim, or null when nothing was claimed (the caller reads why)
    */
-  claimPendingCall(input: {
-    pendingCallId: string;
-    status: 'approved' | 'declined' | 'resumed';
-    decidedBy: string;
-    reason: string | null;
-    resumeData: unknown;
-    args: unknown;
-    fingerprint: string;
-    decision: DecisionRecord;
-    output: CallOutcome | null;
-  }): Promise<PendingCall | null>;
-  /** Closes a claimed row with its outcome, together with events. */
+  claimPendingCall(input: ClaimInput): Promise<Claimed | null>;
+  /**
+   * One statement: closes a claimed row with its outcome, together with the run's events, and
+   * (re-suspension) opens `newPendingCall` in its place.
+   * @returns the run (now `running`) when this closed its step's last open call, else null
+   */
   closePendingCall(input: {
     pendingCallId: string;
+    runId: string;
     status: 'completed' | 'failed' | 'superseded' | 'declined';
     output: CallOutcome | null;
     events: AgentChunk[];
     newPendingCall?: NewPendingCall;
-  }): Promise<void>;
-  /**
-   * Locks the run; when it is `suspended` and none of its rows is open or executing, marks it
-   * `running` and returns it. Exactly one caller wins the continuation.
-   */
-  acquireContinuation(input: { runId: string }): Promise<RunRecord | null>;
+  }): Promise<RunRecord | null>;
   /** Marks the top-level run as owned by a live process for `ms` more milliseconds. */
   renewLease(input: { runId: string; ms: number }): Promise<void>;
   /** Top-level runs with work in flight (running, or a claimed call executing) whose lease ran out before `before`. */
   listAbandonedRuns(input: { before: Date; limit: number }): Promise<{ runId: string; threadId: string }[]>;
   /**
-   * One transaction, for a tree whose process died: claimed calls become `unknown` (never re-run),
-   * every unfinished run of the tree `failed`, and `events` are appended to the top-level run.
+   * For a tree whose process died, in one statement (after a read of the claimed calls): claimed
+   * calls become `unknown` (never re-run), every unfinished run of the tree `failed`, and `events`
+   * are appended to the top-level run. Nothing happens while the lease is live.
    * @returns the calls whose outcome is now unknown
    */
   markRunInterrupted(input: {

@@ -4,22 +4,50 @@ import type { AgentChunk } from '@/lib/agent/chunks';
 import type {
   AgentStore,
   CallOutcome,
+  ClaimInput,
+  Claimed,
   NewPendingCall,
   PendingCall,
   RunRecord,
   RunState,
   RunStatus,
+  RunSummary,
   SuspendedRunsQuery,
 } from '@/lib/agent/store';
 import type { Approvers } from '@/lib/agent/tool';
 import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
 
-type Tx = Prisma.TransactionClient;
+/*
+ * Why the hot path is single statements
+ * -------------------------------------
+ * An interactive transaction (`prisma.$transaction(async (tx) => …)`) holds a pooled connection from
+ * BEGIN to COMMIT while the process goes back and forth: send a statement, wait for the event loop
+ * to run the JavaScript that reads its result and builds the next one, send that, … On a busy
+ * machine every one of those turns waits behind all other work of the process, so the
+ * transaction's wall-clock life grows with the load, and with it the time it keeps its connection
+ * and its row locks, which makes every other request wait longer too. Prisma bounds both waits
+ * (`maxWait` for a connection, `timeout` for the whole transaction); past them it rolls the
+ * transaction back from a timer and the next statement fails with P2028. A disconnect (a test
+ * runner's teardown after a timeout, a server shutting down) tears down open transactions the same
+ * way, and their next statement fails with P2028 "Transaction not found". Raising the limits only
+ * moves the load at which decisions start failing.
+ *
+ * So nothing here holds a transaction across JavaScript. Each write is one SQL statement — its
+ * data-modifying CTEs commit together or not at all, and PostgreSQL runs it without waiting on this
+ * process — and the compare-and-set conditions live in the statement's WHERE clauses, which
+ * PostgreSQL re-checks on the newest row version when a concurrent statement got there first (READ
+ * COMMITTED). Waiting for a pooled connection has no limit: a busy process is slower, never wrong.
+ * Where one statement must see what concurrent ones did (who closes a step's last call), the
+ * fact lives on one row (`runs.open_calls`), whose row lock serialises the writers.
+ */
+
 type PendingRow = Prisma.PendingToolCallGetPayload<object>;
 type RunRow = Prisma.RunGetPayload<object>;
 
 const json = (value: unknown) => (value ?? null) as Prisma.InputJsonValue;
-const nullableJson = (value: unknown) => (value === null || value === undefined ? undefined : (value as Prisma.InputJsonValue));
+/** A jsonb parameter of a raw statement (JSON text, cast by PostgreSQL). */
+const jsonb = (value: unknown) => Prisma.sql`${JSON.stringify(value ?? null)}::jsonb`;
+const seconds = (ms: number) => ms / 1000;
 
 export function toPendingCall(row: PendingRow): PendingCall {
   return {
@@ -51,7 +79,7 @@ export function toPendingCall(row: PendingRow): PendingCall {
   };
 }
 
-function toRunRecord(row: RunRow): RunRecord {
+function toRunRecord(row: Pick<RunRow, 'id' | 'threadId' | 'resourceId' | 'agentId' | 'parentRunId' | 'messageId' | 'status' | 'state'>): RunRecord {
   return {
     id: row.id,
     threadId: row.threadId,
@@ -64,68 +92,156 @@ function toRunRecord(row: RunRow): RunRecord {
   };
 }
 
-async function insertEvents(tx: Tx, runId: string, chunks: AgentChunk[]) {
-  if (chunks.length === 0) return;
-  await tx.runEvent.createMany({ data: chunks.map((chunk) => ({ runId, chunk: json(chunk) })) });
-}
+/** A pending row's columns under the names Prisma gives them, for raw statements. */
+const pendingColumns = (alias: string) =>
+  Prisma.raw(
+    [
+      'id',
+      'run_id AS "runId"',
+      'tool_call_id AS "toolCallId"',
+      'kind',
+      'status',
+      'tool_name AS "toolName"',
+      'args',
+      'fingerprint',
+      'approvers',
+      'policy',
+      'suspend_payload AS "suspendPayload"',
+      'resume_schema AS "resumeSchema"',
+      'thread_id AS "threadId"',
+      'resource_id AS "resourceId"',
+      'agent_id AS "agentId"',
+      'chain',
+      'root_run_id AS "rootRunId"',
+      'root_tool_call_id AS "rootToolCallId"',
+      'child_run_id AS "childRunId"',
+      'output',
+      'resume_data AS "resumeData"',
+      'decision_reason AS "decisionReason"',
+      'decided_by AS "decidedBy"',
+      'decided_at AS "decidedAt"',
+      'created_at AS "createdAt"',
+    ]
+      .map((column) => `${alias}.${column}`)
+      .join(', '),
+  );
 
-function pendingData(call: NewPendingCall, status: 'pending' | 'waiting' = 'pending'): Prisma.PendingToolCallUncheckedCreateInput {
-  return {
-    ...call,
+/** A run's columns under the names Prisma gives them, for raw statements. */
+const runColumns = (alias: string) =>
+  Prisma.raw(
+    ['id', 'thread_id AS "threadId"', 'resource_id AS "resourceId"', 'agent_id AS "agentId"', 'parent_run_id AS "parentRunId"', 'message_id AS "messageId"', 'status', 'state']
+      .map((column) => `${alias}.${column}`)
+      .join(', '),
+  );
+
+/** `INSERT … SELECT` of chunks into a run's log, in order (for a CTE). */
+const insertEvents = (runId: string, chunks: AgentChunk[], onlyIf: Prisma.Sql = Prisma.sql`TRUE`) => Prisma.sql`
+  INSERT INTO run_events (run_id, chunk)
+  SELECT ${runId}, e.chunk FROM jsonb_array_elements(${jsonb(chunks)}) WITH ORDINALITY AS e(chunk, n)
+  WHERE ${onlyIf}
+  ORDER BY e.n`;
+
+/** `INSERT … SELECT` of new pending rows (for a CTE). */
+const insertPendingCalls = (calls: NewPendingCall[], status: 'pending' | 'waiting') => {
+  const rows = calls.map((call) => ({
+    id: call.id,
+    run_id: call.runId,
+    tool_call_id: call.toolCallId,
+    kind: call.kind,
     status,
-    args: json(call.args),
-    suspendPayload: nullableJson(call.suspendPayload),
-  };
-}
+    tool_name: call.toolName,
+    args: call.args ?? null,
+    fingerprint: call.fingerprint,
+    approvers: call.approvers,
+    policy: call.policy,
+    suspend_payload: call.suspendPayload ?? null,
+    resume_schema: call.resumeSchema,
+    thread_id: call.threadId,
+    resource_id: call.resourceId,
+    agent_id: call.agentId,
+    chain: call.chain,
+    root_run_id: call.rootRunId,
+    root_tool_call_id: call.rootToolCallId,
+    child_run_id: call.childRunId,
+  }));
+  return Prisma.sql`
+  INSERT INTO pending_tool_calls (id, run_id, tool_call_id, kind, status, tool_name, args, fingerprint, approvers, policy,
+    suspend_payload, resume_schema, thread_id, resource_id, agent_id, chain, root_run_id, root_tool_call_id, child_run_id)
+  SELECT id, run_id, tool_call_id, kind, status, tool_name, args, fingerprint, approvers, policy,
+    suspend_payload, resume_schema, thread_id, resource_id, agent_id, chain, root_run_id, root_tool_call_id, child_run_id
+  FROM jsonb_populate_recordset(NULL::pending_tool_calls, ${jsonb(rows)})`;
+};
 
 /**
- * The runtime's store on PostgreSQL via Prisma. Every method is one transaction; claims are
- * compare-and-set updates so exactly one decision wins across processes. Source: SPEC §5, §10.
+ * `UPDATE runs` closing one open call of `runId` (for a CTE named `closed_run`): the count drops by
+ * one, and the closer of the last open call of a suspended run flips it to `running` and
+ * `continues` it. The `FOR UPDATE` read takes the row lock first, so `cur` is the newest version and
+ * concurrent closers are serialised: exactly one of them sees the count reach 0.
+ */
+const closeOneCall = (runId: Prisma.Sql) => Prisma.sql`
+  cur AS (SELECT id, status, open_calls FROM runs WHERE id = ${runId} FOR UPDATE),
+  closed_run AS (
+    UPDATE runs r SET
+      open_calls = cur.open_calls - 1,
+      status = CASE WHEN cur.open_calls = 1 AND cur.status = 'suspended' THEN 'running' ELSE cur.status END,
+      updated_at = CASE WHEN cur.open_calls = 1 AND cur.status = 'suspended' THEN now() ELSE r.updated_at END
+    FROM cur WHERE r.id = cur.id
+    RETURNING ${runColumns('r')}, (cur.open_calls = 1 AND cur.status = 'suspended') AS continues
+  )`;
+
+type ContinuationRow = RunRow & { continues: boolean };
+
+/**
+ * The runtime's store on PostgreSQL via Prisma. Each write is one SQL statement (see above);
+ * claims are compare-and-set updates so exactly one decision wins across processes. Source: SPEC §5, §10.
  */
 export class PrismaAgentStore implements AgentStore {
   constructor(private readonly db: PrismaClient) {}
 
-  async ensureThread({ threadId, resourceId, agentId, title }: { threadId: string; resourceId: string; agentId: string; title?: string }) {
-    const existing = await this.db.thread.findUnique({ where: { id: threadId } });
-    if (existing) {
-      if (existing.resourceId !== resourceId) throw new Error(`Thread ${threadId} belongs to another resource`);
-      await this.db.thread.update({ where: { id: threadId }, data: { updatedAt: new Date() } });
-      return;
-    }
-    await this.db.thread.create({ data: { id: threadId, resourceId, agentId, title: title?.trim() || 'New chat' } });
+  async startRun({ run, title, userMessage, leaseMs }: Parameters<AgentStore['startRun']>[0]) {
+    const rows = await this.db.$queryRaw<{ history: ModelMessage[] }[]>`
+      WITH input AS (SELECT ${jsonb(run.state)} AS state),
+      thread AS (
+        INSERT INTO threads (id, resource_id, agent_id, title)
+        VALUES (${run.threadId}, ${run.resourceId}, ${run.agentId}, ${title?.trim() || 'New chat'})
+        ON CONFLICT (id) DO UPDATE SET updated_at = now() WHERE threads.resource_id = excluded.resource_id
+        RETURNING id
+      ),
+      history AS (
+        SELECT coalesce(jsonb_agg(jsonb_build_object('role', m.role, 'content', m.content) ORDER BY m.seq), '[]'::jsonb) AS messages
+        FROM messages m WHERE m.thread_id = ${run.threadId}
+      ),
+      run AS (
+        INSERT INTO runs (id, thread_id, resource_id, agent_id, parent_run_id, message_id, status, state, lease_expires_at)
+        SELECT ${run.id}, thread.id, ${run.resourceId}, ${run.agentId}, NULL, ${run.messageId}, 'running',
+          jsonb_set(
+            jsonb_set(input.state, '{messages}', history.messages || (input.state -> 'messages')),
+            '{historyLength}', to_jsonb(jsonb_array_length(history.messages) + (input.state ->> 'historyLength')::int)
+          ),
+          now() + make_interval(secs => ${seconds(leaseMs)})
+        FROM thread, history, input
+        RETURNING id
+      ),
+      message AS (
+        INSERT INTO messages (id, thread_id, role, content, run_id)
+        SELECT ${userMessage?.id ?? null}::text, ${run.threadId}, ${userMessage?.message.role ?? null}::text,
+          ${jsonb(userMessage?.message.content)}, run.id
+        FROM run WHERE ${userMessage?.id ?? null}::text IS NOT NULL
+      )
+      SELECT history.messages AS history FROM run, history`;
+    if (rows.length === 0) throw new Error(`Thread ${run.threadId} belongs to another resource`);
+    return { history: rows[0].history };
   }
 
-  async loadHistory({ threadId }: { threadId: string }): Promise<ModelMessage[]> {
-    const rows = await this.db.message.findMany({ where: { threadId }, orderBy: { seq: 'asc' } });
-    return rows.map((row) => ({ role: row.role, content: row.content }) as ModelMessage);
-  }
-
-  async createRun({ run, userMessage }: { run: RunRecord; userMessage?: { id: string; message: ModelMessage } }) {
-    await this.db.$transaction(async (tx) => {
-      await tx.run.create({
-        data: {
-          id: run.id,
-          threadId: run.threadId,
-          resourceId: run.resourceId,
-          agentId: run.agentId,
-          parentRunId: run.parentRunId,
-          messageId: run.messageId,
-          status: run.status,
-          state: json(run.state),
-        },
-      });
-      if (userMessage) {
-        await tx.message.create({
-          data: {
-            id: userMessage.id,
-            threadId: run.threadId,
-            role: userMessage.message.role,
-            content: json(userMessage.message.content),
-            runId: run.id,
-          },
-        });
-      }
-    });
+  async startChildRun({ run, delegation }: { run: RunRecord; delegation: NewPendingCall }) {
+    await this.db.$executeRaw`
+      WITH child AS (
+        INSERT INTO runs (id, thread_id, resource_id, agent_id, parent_run_id, message_id, status, state)
+        VALUES (${run.id}, ${run.threadId}, ${run.resourceId}, ${run.agentId}, ${run.parentRunId}, ${run.messageId}, ${run.status}, ${jsonb(run.state)})
+      ),
+      delegation AS (${insertPendingCalls([delegation], 'waiting')}),
+      parent AS (UPDATE runs SET open_calls = open_calls + 1 WHERE id = ${delegation.runId})
+      SELECT 1`;
   }
 
   async addUserMessage({ threadId, runId, message }: { threadId: string; runId: string; message: ModelMessage }) {
@@ -139,58 +255,66 @@ export class PrismaAgentStore implements AgentStore {
     return row ? toRunRecord(row) : null;
   }
 
+  async loadDecisionTarget({ rootRunId }: { rootRunId: string }) {
+    const rows = await this.db.$queryRaw<(Omit<RunSummary, 'status'> & { status: string; calls: PendingRow[] | null })[]>`
+      SELECT r.id, r.thread_id AS "threadId", r.resource_id AS "resourceId", r.agent_id AS "agentId",
+        r.parent_run_id AS "parentRunId", r.message_id AS "messageId", r.status, r.state IS NOT NULL AS "hasState",
+        (SELECT json_agg(p ORDER BY p."createdAt") FROM (SELECT ${pendingColumns('c')} FROM pending_tool_calls c WHERE c.root_run_id = r.id) p) AS calls
+      FROM runs r WHERE r.id = ${rootRunId}`;
+    const [row] = rows;
+    if (!row) return { run: null, calls: [] };
+    const { calls, ...run } = row;
+    return {
+      run: { ...run, status: run.status as RunStatus },
+      // json_agg gives timestamps as text.
+      calls: (calls ?? []).map((call) => toPendingCall({ ...call, createdAt: new Date(call.createdAt), decidedAt: call.decidedAt && new Date(call.decidedAt) })),
+    };
+  }
+
   async appendEvents({ runId, chunks }: { runId: string; chunks: AgentChunk[] }) {
     if (chunks.length === 0) return;
     await this.db.runEvent.createMany({ data: chunks.map((chunk) => ({ runId, chunk: json(chunk) })) });
   }
 
-  async suspendRun({ runId, state, pendingCalls, events }: { runId: string; state: RunState; pendingCalls: NewPendingCall[]; events: AgentChunk[] }) {
-    await this.db.$transaction(async (tx) => {
-      await insertEvents(tx, runId, events);
-      await tx.run.update({ where: { id: runId }, data: { status: 'suspended', state: json(state) } });
-      await tx.pendingToolCall.createMany({ data: pendingCalls.map((call) => pendingData(call)) });
-    });
+  async suspendRun({ runId, state, pendingCalls, events, finalEvents = [] }: Parameters<AgentStore['suspendRun']>[0]) {
+    const rows = await this.db.$queryRaw<{ status: string }[]>`
+      WITH pending AS (${insertPendingCalls(pendingCalls, 'pending')}),
+      run AS (
+        UPDATE runs SET
+          state = ${jsonb(state)},
+          open_calls = open_calls + ${pendingCalls.length},
+          status = CASE WHEN open_calls + ${pendingCalls.length} = 0 THEN 'running' ELSE 'suspended' END,
+          updated_at = now()
+        WHERE id = ${runId}
+        RETURNING status
+      ),
+      events AS (${insertEvents(runId, [...events, ...finalEvents], Prisma.sql`e.n <= ${events.length} OR (SELECT status FROM run) = 'suspended'`)})
+      SELECT status FROM run`;
+    if (rows.length === 0) throw new Error(`No run ${runId}`);
+    return rows[0].status === 'running';
   }
 
   async saveRunState({ runId, state, events }: { runId: string; state: RunState; events: AgentChunk[] }) {
-    await this.db.$transaction(async (tx) => {
-      await insertEvents(tx, runId, events);
-      await tx.run.update({ where: { id: runId }, data: { state: json(state) } });
-    });
+    await this.db.$executeRaw`
+      WITH events AS (${insertEvents(runId, events)})
+      UPDATE runs SET state = ${jsonb(state)}, updated_at = now() WHERE id = ${runId}`;
   }
 
-  async finishRun({
-    runId,
-    status,
-    error,
-    events,
-    newMessages,
-  }: {
-    runId: string;
-    status: 'completed' | 'failed' | 'cancelled';
-    error?: string;
-    events: AgentChunk[];
-    newMessages: ModelMessage[];
-  }) {
-    await this.db.$transaction(async (tx) => {
-      await insertEvents(tx, runId, events);
-      // The resume state goes; conversation, events, pending rows and decisions stay (SPEC §5).
-      const run = await tx.run.update({
-        where: { id: runId },
-        data: { status, error: error ?? null, state: Prisma.DbNull },
-      });
-      if (newMessages.length > 0 && run.parentRunId === null) {
-        await tx.message.createMany({
-          data: newMessages.map((message) => ({
-            id: randomUUID(),
-            threadId: run.threadId,
-            role: message.role,
-            content: json(message.content),
-            runId,
-          })),
-        });
-      }
-    });
+  async finishRun({ runId, status, error, events, newMessages }: Parameters<AgentStore['finishRun']>[0]) {
+    const messages = newMessages.map((message) => ({ id: randomUUID(), role: message.role, content: message.content }));
+    // The resume state goes; conversation, events, pending rows and decisions stay (SPEC §5).
+    await this.db.$executeRaw`
+      WITH events AS (${insertEvents(runId, events)}),
+      run AS (
+        UPDATE runs SET status = ${status}, error = ${error ?? null}, state = NULL, updated_at = now()
+        WHERE id = ${runId}
+        RETURNING thread_id, parent_run_id
+      )
+      INSERT INTO messages (id, thread_id, role, content, run_id)
+      SELECT m.message ->> 'id', run.thread_id, m.message ->> 'role', m.message -> 'content', ${runId}
+      FROM run, jsonb_array_elements(${jsonb(messages)}) WITH ORDINALITY AS m(message, n)
+      WHERE run.parent_run_id IS NULL
+      ORDER BY m.n`;
   }
 
   async listPendingCalls({ runId }: { runId: string }) {
@@ -198,20 +322,16 @@ export class PrismaAgentStore implements AgentStore {
     return rows.map(toPendingCall);
   }
 
-  async listPendingCallsByRoot({ rootRunId }: { rootRunId: string }) {
-    const rows = await this.db.pendingToolCall.findMany({ where: { rootRunId }, orderBy: { createdAt: 'asc' } });
-    return rows.map(toPendingCall);
-  }
-
-  async startDelegation({ call }: { call: NewPendingCall }) {
-    await this.db.pendingToolCall.create({ data: pendingData(call, 'waiting') });
-  }
-
   async closeDelegation({ childRunId, status, output }: { childRunId: string; status: 'completed' | 'failed'; output: CallOutcome }) {
-    await this.db.pendingToolCall.updateMany({
-      where: { childRunId, kind: 'delegation', status: 'waiting' },
-      data: { status, output: json(output) },
-    });
+    const rows = await this.db.$queryRaw<ContinuationRow[]>`
+      WITH delegation AS (
+        UPDATE pending_tool_calls SET status = ${status}, output = ${jsonb(output)}
+        WHERE child_run_id = ${childRunId} AND kind = 'delegation' AND status = 'waiting'
+        RETURNING run_id
+      ),
+      ${closeOneCall(Prisma.sql`(SELECT run_id FROM delegation)`)}
+      SELECT * FROM closed_run`;
+    return continuation(rows);
   }
 
   async findOpenPendingCalls({ threadId, resourceId, runId }: { threadId?: string; resourceId?: string; runId?: string }) {
@@ -222,75 +342,84 @@ export class PrismaAgentStore implements AgentStore {
     return rows.map(toPendingCall);
   }
 
-  async claimPendingCall(input: Parameters<AgentStore['claimPendingCall']>[0]) {
-    return this.db.$transaction(async (tx) => {
-      // Compare-and-set: only a row still `pending` can be claimed; a lost race updates nothing.
-      const { count } = await tx.pendingToolCall.updateMany({
-        where: { id: input.pendingCallId, status: 'pending' },
-        data: {
-          status: input.status,
-          decidedBy: input.decidedBy,
-          decidedAt: new Date(),
-          decisionReason: input.reason,
-          resumeData: nullableJson(input.resumeData),
-          args: json(input.args),
-          fingerprint: input.fingerprint,
-          output: nullableJson(input.output),
-        },
-      });
-      if (count === 0) return null;
-      const row = await tx.pendingToolCall.findUniqueOrThrow({ where: { id: input.pendingCallId } });
-      const d = input.decision;
-      await tx.decision.create({
-        data: {
-          id: d.id,
-          pendingCallId: row.id,
-          runId: row.runId,
-          toolCallId: row.toolCallId,
-          kind: d.kind,
-          approved: d.approved,
-          reason: d.reason,
-          actorId: d.actorId,
-          actorRole: d.actorRole,
-          fingerprint: d.fingerprint,
-          args: json(d.args),
-          editedArgs: nullableJson(d.editedArgs),
-          editedFingerprint: d.editedFingerprint,
-          resumeData: nullableJson(d.resumeData),
-        },
-      });
-      return toPendingCall(row);
-    });
+  async claimPendingCall(input: ClaimInput): Promise<Claimed | null> {
+    const { actor } = input;
+    const decisionKind = input.status === 'approved' ? 'approval' : input.status === 'declined' ? 'decline' : 'resume';
+    const approved = input.status === 'resumed' ? null : input.status === 'approved';
+    const editedArgs = input.edited ? jsonb(input.edited.args) : Prisma.sql`NULL::jsonb`;
+    const editedFingerprint = input.edited?.fingerprint ?? null;
+    const resumeData = input.resumeData === null || input.resumeData === undefined ? Prisma.sql`NULL::jsonb` : jsonb(input.resumeData);
+    const rows = await this.db.$queryRaw<(PendingRow & { topMessageId: string; run: RunRow })[]>`
+      WITH root AS (
+        SELECT id, message_id FROM runs
+        WHERE id = ${input.rootRunId} AND agent_id = ${input.agentId} AND parent_run_id IS NULL AND state IS NOT NULL
+      ),
+      candidates AS (
+        SELECT p.* FROM pending_tool_calls p JOIN root ON p.root_run_id = root.id
+        WHERE p.status = 'pending' AND p.kind <> 'delegation'
+          AND (${input.toolCallId ?? null}::text IS NULL OR p.root_tool_call_id = ${input.toolCallId ?? null} OR p.tool_call_id = ${input.toolCallId ?? null})
+          AND (${input.pendingCallId ?? null}::text IS NULL OR p.id = ${input.pendingCallId ?? null})
+      ),
+      target AS (
+        SELECT c.* FROM candidates c
+        WHERE (SELECT count(*) FROM candidates) = 1
+          AND c.kind = ${input.kind}
+          AND c.agent_id || ' ' || c.tool_name = ANY(${input.executable}::text[])
+          -- Four-eyes, as Agent's authorize(): a reviewer-only call needs a reviewer who did not ask for it.
+          AND (c.approvers <> 'reviewer' OR (${actor.role} <> 'user' AND ${actor.id} <> c.resource_id))
+          AND (${input.fingerprint ?? null}::text IS NULL OR c.fingerprint = ${input.fingerprint ?? null})
+      ),
+      claimed AS (
+        UPDATE pending_tool_calls p SET
+          status = ${input.status}, decided_by = ${actor.id}, decided_at = now(), decision_reason = ${input.reason},
+          resume_data = ${resumeData}, args = coalesce(${editedArgs}, p.args), fingerprint = coalesce(${editedFingerprint}::text, p.fingerprint)
+        FROM target t
+        WHERE p.id = t.id AND p.status = 'pending'
+        RETURNING ${pendingColumns('p')}
+      ),
+      decision AS (
+        INSERT INTO decisions (id, pending_call_id, run_id, tool_call_id, kind, approved, reason, actor_id, actor_role,
+          fingerprint, args, edited_args, edited_fingerprint, resume_data)
+        SELECT ${input.decisionId}, t.id, t.run_id, t.tool_call_id, ${decisionKind}, ${approved}::boolean, ${input.reason}, ${actor.id}, ${actor.role},
+          t.fingerprint, t.args, ${editedArgs}, ${editedFingerprint}::text, ${resumeData}
+        FROM claimed c JOIN target t ON t.id = c.id
+      ),
+      lease AS (
+        UPDATE runs SET lease_expires_at = now() + make_interval(secs => ${seconds(input.leaseMs)})
+        WHERE id = ${input.rootRunId} AND EXISTS (SELECT 1 FROM claimed)
+      ),
+      events AS (${insertEvents(input.rootRunId, input.topEvents ?? [], Prisma.sql`EXISTS (SELECT 1 FROM claimed)`)})
+      SELECT c.*, root.message_id AS "topMessageId", (SELECT to_jsonb(x) FROM (SELECT ${runColumns('r')}) x) AS run
+      FROM claimed c CROSS JOIN root JOIN runs r ON r.id = c."runId"`;
+    const [row] = rows;
+    if (!row) return null;
+    const { topMessageId, run, ...call } = row;
+    return { call: toPendingCall(call), run: toRunRecord(run), topMessageId };
   }
 
   async closePendingCall(input: Parameters<AgentStore['closePendingCall']>[0]) {
-    const row = await this.db.pendingToolCall.findUniqueOrThrow({ where: { id: input.pendingCallId } });
-    await this.db.$transaction(async (tx) => {
-      await insertEvents(tx, row.runId, input.events);
-      await tx.pendingToolCall.update({
-        where: { id: input.pendingCallId },
-        data: { status: input.status, output: nullableJson(input.output) },
-      });
-      if (input.newPendingCall) await tx.pendingToolCall.create({ data: pendingData(input.newPendingCall) });
-    });
-  }
-
-  async acquireContinuation({ runId }: { runId: string }) {
-    return this.db.$transaction(async (tx) => {
-      // Row lock: deciders of one step serialise here, so exactly one of them continues the run.
-      const locked = await tx.$queryRaw<{ status: string }[]>`SELECT status FROM runs WHERE id = ${runId} FOR UPDATE`;
-      if (locked[0]?.status !== 'suspended') return null;
-      const open = await tx.pendingToolCall.count({
-        where: { runId, status: { in: ['pending', 'waiting', 'approved', 'resumed'] } },
-      });
-      if (open > 0) return null;
-      const run = await tx.run.update({ where: { id: runId }, data: { status: 'running' } });
-      return toRunRecord(run);
-    });
+    const reopened = input.newPendingCall ? [input.newPendingCall] : [];
+    const output = input.output === null ? Prisma.sql`NULL::jsonb` : jsonb(input.output);
+    // A re-suspension closes one call and opens another: the count stays, and nobody continues.
+    const rows = await this.db.$queryRaw<ContinuationRow[]>`
+      WITH events AS (${insertEvents(input.runId, input.events)}),
+      call AS (
+        UPDATE pending_tool_calls SET status = ${input.status}, output = ${output}
+        WHERE id = ${input.pendingCallId}
+        RETURNING run_id
+      ),
+      reopened AS (${insertPendingCalls(reopened, 'pending')}),
+      ${
+        reopened.length > 0
+          ? Prisma.sql`closed_run AS (SELECT ${runColumns('r')}, false AS continues FROM runs r WHERE false)`
+          : closeOneCall(Prisma.sql`(SELECT run_id FROM call)`)
+      }
+      SELECT * FROM closed_run`;
+    return continuation(rows);
   }
 
   async renewLease({ runId, ms }: { runId: string; ms: number }) {
-    await this.db.$executeRaw`UPDATE runs SET lease_expires_at = now() + make_interval(secs => ${ms / 1000}) WHERE id = ${runId}`;
+    await this.db.$executeRaw`UPDATE runs SET lease_expires_at = now() + make_interval(secs => ${seconds(ms)}) WHERE id = ${runId}`;
   }
 
   async listAbandonedRuns({ before, limit }: { before: Date; limit: number }) {
@@ -317,26 +446,47 @@ export class PrismaAgentStore implements AgentStore {
     error: string;
     events: (unknownCalls: PendingCall[]) => AgentChunk[];
   }) {
-    return this.db.$transaction(async (tx) => {
-      // Lock the top-level run; a live process renewing its lease meanwhile makes this a no-op.
-      const [top] = await tx.$queryRaw<{ lease_expires_at: Date | null }[]>`
-        SELECT lease_expires_at FROM runs WHERE id = ${rootRunId} FOR UPDATE`;
-      if (!top || (top.lease_expires_at && top.lease_expires_at > new Date())) return [];
-      const claimed = await tx.pendingToolCall.findMany({ where: { rootRunId, status: { in: ['approved', 'resumed'] } } });
-      await tx.pendingToolCall.updateMany({ where: { rootRunId, status: { in: ['approved', 'resumed'] } }, data: { status: 'unknown' } });
-      const childIds = (
-        await tx.pendingToolCall.findMany({ where: { rootRunId, childRunId: { not: null } }, select: { childRunId: true } })
-      ).map((row) => row.childRunId!);
-      await tx.run.updateMany({
-        where: { id: { in: [rootRunId, ...childIds] }, status: { in: ['running', 'suspended'] } },
-        data: { status: 'failed', error, state: Prisma.DbNull },
-      });
-      // Questions and approvals still open in the tree can no longer continue anything.
-      await tx.pendingToolCall.updateMany({ where: { rootRunId, status: { in: ['pending', 'waiting'] } }, data: { status: 'superseded' } });
-      const unknown = claimed.map((row) => toPendingCall({ ...row, status: 'unknown' }));
-      await insertEvents(tx, rootRunId, events(unknown));
-      return unknown;
-    });
+    // The events name the calls whose outcome becomes unknown, so those are read first; the write
+    // applies only if the claimed set is still the same (else read again), so no transaction spans
+    // the two.
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      const claimed = (await this.db.pendingToolCall.findMany({ where: { rootRunId, status: { in: ['approved', 'resumed'] } }, orderBy: { id: 'asc' } })).map(
+        (row) => toPendingCall({ ...row, status: 'unknown' }),
+      );
+      const ids = claimed.map((call) => call.id);
+      // Lock order as the claims': the tree's pending rows first, then the top-level run, whose lease
+      // a live process (or a new claim) renews; a live lease makes this a no-op.
+      const [result] = await this.db.$queryRaw<{ expired: boolean; applied: boolean }[]>`
+        WITH calls AS (SELECT id, status FROM pending_tool_calls WHERE root_run_id = ${rootRunId} ORDER BY id FOR UPDATE),
+        top AS (
+          SELECT id FROM runs
+          WHERE id = ${rootRunId} AND (lease_expires_at IS NULL OR lease_expires_at <= now()) AND (SELECT count(*) FROM calls) >= 0
+          FOR UPDATE
+        ),
+        ok AS (
+          SELECT id FROM top
+          WHERE (SELECT coalesce(array_agg(id ORDER BY id), '{}') FROM calls WHERE status IN ('approved', 'resumed')) = ${ids}::text[]
+        ),
+        unknown AS (
+          UPDATE pending_tool_calls SET status = 'unknown'
+          WHERE root_run_id = ${rootRunId} AND status IN ('approved', 'resumed') AND EXISTS (SELECT 1 FROM ok)
+        ),
+        -- Questions and approvals still open in the tree can no longer continue anything.
+        superseded AS (
+          UPDATE pending_tool_calls SET status = 'superseded'
+          WHERE root_run_id = ${rootRunId} AND status IN ('pending', 'waiting') AND EXISTS (SELECT 1 FROM ok)
+        ),
+        failed AS (
+          UPDATE runs SET status = 'failed', error = ${error}, state = NULL, updated_at = now()
+          WHERE (id = ${rootRunId} OR id IN (SELECT child_run_id FROM pending_tool_calls WHERE root_run_id = ${rootRunId} AND child_run_id IS NOT NULL))
+            AND status IN ('running', 'suspended') AND EXISTS (SELECT 1 FROM ok)
+        ),
+        events AS (${insertEvents(rootRunId, events(claimed), Prisma.sql`EXISTS (SELECT 1 FROM ok)`)})
+        SELECT EXISTS (SELECT 1 FROM top) AS expired, EXISTS (SELECT 1 FROM ok) AS applied`;
+      if (!result.expired) return [];
+      if (result.applied) return claimed;
+    }
+    throw new Error(`Run ${rootRunId} kept changing while it was being marked interrupted`);
   }
 
   async listSuspendedRuns(query: SuspendedRunsQuery) {
@@ -371,4 +521,10 @@ export class PrismaAgentStore implements AgentStore {
       })),
     };
   }
+}
+
+/** The run a close statement handed over to its caller, if any. */
+function continuation(rows: ContinuationRow[]): RunRecord | null {
+  const [row] = rows;
+  return row?.continues ? toRunRecord(row) : null;
 }
