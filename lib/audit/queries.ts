@@ -1,7 +1,7 @@
 import 'server-only';
 import { z } from 'zod';
-import { afterPosition, decodeCursor, encodeCursor } from '@/lib/http/keyset';
-import type { Prisma } from '@/lib/generated/prisma/client';
+import { afterPosition, decodeCursor, encodeCursor, type KeysetPosition } from '@/lib/http/keyset';
+import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
 import { prisma } from '@/lib/store/db';
 
 export const auditQuerySchema = z.object({
@@ -42,24 +42,40 @@ export interface AuditEntry {
 }
 
 /**
- * The append-only decision log, newest first, filtered; keyset pagination on (created_at, id).
- * @returns a page of entries and the cursor of the next page (null at the end)
+ * The statement behind one audit page: decisions matching the filters, newest first, keyset-paged on
+ * (created_at, id) by a row comparison that the `(created_at DESC, id DESC)` index serves as an
+ * index condition at any depth. One more row than `limit` tells whether a next page exists.
+ * Times go as ISO 8601 text with their offset (the same instant in any session time zone).
  */
-export async function listAudit(query: AuditQuery): Promise<{ entries: AuditEntry[]; nextCursor: string | null }> {
-  const after = decodeCursor(query.cursor);
-  const where: Prisma.DecisionWhereInput = {
-    actorId: query.actorId,
-    kind: query.kind,
-    createdAt: { gte: query.from, lte: query.to },
-    pendingCall: query.toolName ? { toolName: query.toolName } : undefined,
-    ...afterPosition(after),
-  };
-  const rows = await prisma().decision.findMany({
-    where,
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    take: query.limit + 1,
-    include: { pendingCall: true },
-  });
+export function auditPageQuery(query: AuditQuery, after: KeysetPosition | null): Prisma.Sql {
+  const from = query.from?.toISOString() ?? null;
+  const to = query.to?.toISOString() ?? null;
+  return Prisma.sql`
+    SELECT d.id, d.created_at AS "createdAt", d.actor_id AS "actorId", d.actor_role AS "actorRole", d.kind, d.approved, d.reason,
+      d.tool_call_id AS "toolCallId", d.fingerprint, d.args, d.edited_args AS "editedArgs", d.edited_fingerprint AS "editedFingerprint",
+      d.resume_data AS "resumeData", p.tool_name AS "toolName", p.agent_id AS "agentId", p.chain, p.root_run_id AS "rootRunId",
+      p.thread_id AS "threadId", p.resource_id AS "requester"
+    FROM decisions d JOIN pending_tool_calls p ON p.id = d.pending_call_id
+    WHERE (${query.actorId ?? null}::text IS NULL OR d.actor_id = ${query.actorId ?? null})
+      AND (${query.kind ?? null}::text IS NULL OR d.kind = ${query.kind ?? null})
+      AND (${from}::timestamptz IS NULL OR d.created_at >= ${from}::timestamptz)
+      AND (${to}::timestamptz IS NULL OR d.created_at <= ${to}::timestamptz)
+      AND (${query.toolName ?? null}::text IS NULL OR p.tool_name = ${query.toolName ?? null})
+      AND ${afterPosition(after, 'd')}
+    ORDER BY d.created_at DESC, d.id DESC
+    LIMIT ${query.limit + 1}`;
+}
+
+type AuditRow = Omit<AuditEntry, 'at' | 'runId'> & { createdAt: Date; rootRunId: string };
+
+/**
+ * The append-only decision log, newest first, filtered; keyset-paged (see auditPageQuery).
+ * @param db the client (default: the process's)
+ * @returns a page of entries and the cursor of the next page (null at the end)
+ * @throws ApiError 400 INVALID_CURSOR
+ */
+export async function listAudit(query: AuditQuery, db: PrismaClient = prisma()): Promise<{ entries: AuditEntry[]; nextCursor: string | null }> {
+  const rows = await db.$queryRaw<AuditRow[]>(auditPageQuery(query, decodeCursor(query.cursor)));
   const page = rows.slice(0, query.limit);
   const last = page.at(-1);
   return {
@@ -68,16 +84,16 @@ export async function listAudit(query: AuditQuery): Promise<{ entries: AuditEntr
       at: row.createdAt.toISOString(),
       actorId: row.actorId,
       actorRole: row.actorRole,
-      kind: row.kind as AuditEntry['kind'],
+      kind: row.kind,
       approved: row.approved,
       reason: row.reason,
-      toolName: row.pendingCall.toolName,
-      agentId: row.pendingCall.agentId,
-      chain: row.pendingCall.chain,
-      runId: row.pendingCall.rootRunId,
+      toolName: row.toolName,
+      agentId: row.agentId,
+      chain: row.chain,
+      runId: row.rootRunId,
       toolCallId: row.toolCallId,
-      threadId: row.pendingCall.threadId,
-      requester: row.pendingCall.resourceId,
+      threadId: row.threadId,
+      requester: row.requester,
       fingerprint: row.fingerprint,
       args: row.args,
       editedArgs: row.editedArgs,

@@ -1,4 +1,5 @@
 import 'server-only';
+import { Prisma } from '@/lib/generated/prisma/client';
 import { ApiError } from './errors';
 
 /** A position in a list ordered by (createdAt DESC, id DESC). */
@@ -24,9 +25,17 @@ export function decodeCursor(cursor: string | undefined): KeysetPosition | null 
   return { createdAt, id };
 }
 
-/** Prisma `where` for rows strictly after `position` in (createdAt DESC, id DESC) order (no OFFSET). */
-export function afterPosition(position: KeysetPosition | null) {
-  return position
-    ? { OR: [{ createdAt: { lt: position.createdAt } }, { createdAt: position.createdAt, id: { lt: position.id } }] }
-    : {};
+/**
+ * SQL condition for rows of `table` strictly after `position` in (created_at DESC, id DESC) order,
+ * or TRUE without one. A row comparison: an index on (created_at DESC, id DESC) (after any
+ * equality columns) serves it as an index condition, so a page deep in the list starts right at
+ * the cursor instead of filtering every newer row. The time goes as ISO 8601 text with its offset,
+ * so it means the same instant in any session time zone.
+ *
+ * @param table the alias of the paged table in the query
+ */
+export function afterPosition(position: KeysetPosition | null, table: string): Prisma.Sql {
+  if (!position) return Prisma.sql`TRUE`;
+  const t = Prisma.raw(table);
+  return Prisma.sql`(${t}.created_at, ${t}.id) < (${position.createdAt.toISOString()}::timestamptz, ${position.id}::text)`;
 }

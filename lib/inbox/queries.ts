@@ -1,7 +1,8 @@
 import 'server-only';
 import { z } from 'zod';
-import { afterPosition, decodeCursor, encodeCursor } from '@/lib/http/keyset';
-import { toPendingCall } from '@/lib/store/prisma-store';
+import { afterPosition, decodeCursor, encodeCursor, type KeysetPosition } from '@/lib/http/keyset';
+import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
+import { pendingColumns, toPendingCall, type PendingRow } from '@/lib/store/prisma-store';
 import { prisma } from '@/lib/store/db';
 
 /** One row of the approval inbox: a call waiting on a person. */
@@ -40,25 +41,31 @@ export const inboxQuerySchema = z.object({
 export type InboxQuery = z.infer<typeof inboxQuerySchema>;
 
 /**
- * Calls waiting on a person (or, with `status: 'unknown'`, whose outcome is unknown), newest first, with keyset pagination (no OFFSET) on (created_at, id),
- * which the `(status, created_at DESC, id DESC)` index serves. Source: SPEC §7, §11.
+ * The statement behind one inbox page: calls of `status`, newest first, keyset-paged on
+ * (created_at, id) by a row comparison that the `(status, created_at DESC, id DESC)` index serves
+ * as an index condition at any depth (no OFFSET). One more row than `limit` tells whether a next page exists.
+ */
+export function inboxPageQuery(query: InboxQuery, after: KeysetPosition | null): Prisma.Sql {
+  return Prisma.sql`
+    SELECT ${pendingColumns('p')} FROM pending_tool_calls p
+    WHERE p.status = ${query.status} AND p.kind IN ('approval', 'suspension')
+      AND (${query.agentId ?? null}::text IS NULL OR p.agent_id = ${query.agentId ?? null})
+      AND (${query.toolName ?? null}::text IS NULL OR p.tool_name = ${query.toolName ?? null})
+      AND ${afterPosition(after, 'p')}
+    ORDER BY p.created_at DESC, p.id DESC
+    LIMIT ${query.limit + 1}`;
+}
+
+/**
+ * Calls waiting on a person (or, with `status: 'unknown'`, whose outcome is unknown), newest first,
+ * keyset-paged (see inboxPageQuery). Source: SPEC §7, §11.
  *
+ * @param db the client (default: the process's)
  * @returns a page of items and the cursor of the next page (null at the end)
  * @throws ApiError 400 INVALID_CURSOR
  */
-export async function listInbox(query: InboxQuery): Promise<{ items: InboxItem[]; nextCursor: string | null }> {
-  const after = decodeCursor(query.cursor);
-  const rows = await prisma().pendingToolCall.findMany({
-    where: {
-      status: query.status,
-      kind: { in: ['approval', 'suspension'] },
-      agentId: query.agentId,
-      toolName: query.toolName,
-      ...afterPosition(after),
-    },
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    take: query.limit + 1,
-  });
+export async function listInbox(query: InboxQuery, db: PrismaClient = prisma()): Promise<{ items: InboxItem[]; nextCursor: string | null }> {
+  const rows = await db.$queryRaw<PendingRow[]>(inboxPageQuery(query, decodeCursor(query.cursor)));
   const page = rows.slice(0, query.limit);
   return {
     items: page.map((row) => {

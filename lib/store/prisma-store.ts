@@ -41,7 +41,8 @@ import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
  * fact lives on one row (`runs.open_calls`), whose row lock serialises the writers.
  */
 
-type PendingRow = Prisma.PendingToolCallGetPayload<object>;
+/** A pending_tool_calls row as Prisma reads it (and as `pendingColumns` names raw columns). */
+export type PendingRow = Prisma.PendingToolCallGetPayload<object>;
 type RunRow = Prisma.RunGetPayload<object>;
 
 const json = (value: unknown) => (value ?? null) as Prisma.InputJsonValue;
@@ -92,8 +93,8 @@ function toRunRecord(row: Pick<RunRow, 'id' | 'threadId' | 'resourceId' | 'agent
   };
 }
 
-/** A pending row's columns under the names Prisma gives them, for raw statements. */
-const pendingColumns = (alias: string) =>
+/** A pending row's columns under the names Prisma gives them, for raw statements (`toPendingCall` reads them). */
+export const pendingColumns = (alias: string) =>
   Prisma.raw(
     [
       'id',

@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditPageQuery, auditQuerySchema, listAudit } from '../../lib/audit/queries';
+import type { PrismaClient } from '../../lib/generated/prisma/client';
+import { Prisma } from '../../lib/generated/prisma/client';
+import { decodeCursor } from '../../lib/http/keyset';
+import { inboxPageQuery, inboxQuerySchema, listInbox } from '../../lib/inbox/queries';
+import { createPrismaClient } from '../../lib/store/db';
+import { createScratchDatabase } from '../support/scratch-db';
+
+/*
+ * Inbox and audit pages at depth: the cursor must be an index condition (the scan starts at the
+ * cursor), not a filter over every newer row. Checked on the very statement the routes run, in a
+ * database of its own with enough rows that PostgreSQL prefers the index.
+ */
+
+const PENDING = 20_000;
+const DECISIONS = 5_000;
+let scratch: Awaited<ReturnType<typeof createScratchDatabase>>;
+let db: PrismaClient;
+
+beforeAll(async () => {
+  scratch = await createScratchDatabase('countersign_keyset');
+  db = createPrismaClient(scratch.url, { maxConnections: 2 });
+  // Three rows share each created_at, so ties are broken by id.
+  await db.$executeRaw`
+    WITH thread AS (INSERT INTO threads (id, resource_id, agent_id) VALUES ('t-keyset', 'user-ada', 'ops-agent')),
+    run AS (INSERT INTO runs (id, thread_id, resource_id, agent_id, message_id, status) VALUES ('r-keyset', 't-keyset', 'user-ada', 'ops-agent', 'm', 'suspended'))
+    INSERT INTO pending_tool_calls (id, run_id, tool_call_id, kind, status, tool_name, args, fingerprint, approvers, policy, resume_schema,
+      thread_id, resource_id, agent_id, chain, root_run_id, root_tool_call_id, created_at)
+    SELECT 'p-' || lpad(g::text, 6, '0'), 'r-keyset', 'c-' || g, 'approval',
+      CASE WHEN g % 10 = 0 THEN 'completed' ELSE 'pending' END,
+      CASE WHEN g % 4 = 0 THEN 'send-email' ELSE 'delete-record' END, '{}', 'f', 'requester', 'tool', '{}',
+      't-keyset', 'user-ada', 'ops-agent', '{ops-agent}', 'r-keyset', 'c-' || g,
+      timestamptz '2026-01-01 00:00:00+00' + (g / 3) * interval '1 second'
+    FROM generate_series(1, ${PENDING}) g`;
+  await db.$executeRaw`
+    INSERT INTO decisions (id, pending_call_id, run_id, tool_call_id, kind, approved, actor_id, actor_role, fingerprint, args, created_at)
+    SELECT 'd-' || lpad(g::text, 6, '0'), 'p-000010', 'r-keyset', 'c-10', 'approval', true,
+      CASE WHEN g % 2 = 0 THEN 'reviewer-rita' ELSE 'reviewer-sam' END, 'reviewer', 'f', '{}',
+      timestamptz '2026-01-01 00:00:00+00' + (g / 3) * interval '1 second'
+    FROM generate_series(1, ${DECISIONS}) g`;
+  await db.$executeRaw`ANALYZE pending_tool_calls`;
+  await db.$executeRaw`ANALYZE decisions`;
+}, 120_000);
+
+afterAll(async () => {
+  await db?.$disconnect();
+  await scratch?.drop();
+});
+
+type PlanNode = { 'Node Type': string; 'Index Name'?: string; 'Index Cond'?: string; Filter?: string; 'Actual Rows'?: number; 'Rows Removed by Filter'?: number; Plans?: PlanNode[] };
+
+async function explain(query: Prisma.Sql): Promise<PlanNode[]> {
+  const [row] = await db.$queryRaw<{ 'QUERY PLAN': { Plan: PlanNode }[] }[]>(Prisma.sql`EXPLAIN (ANALYZE, FORMAT JSON) ${query}`);
+  const nodes: PlanNode[] = [];
+  const walk = (node: PlanNode) => {
+    nodes.push(node);
+    node.Plans?.forEach(walk);
+  };
+  walk(row['QUERY PLAN'][0].Plan);
+  return nodes;
+}
+
+/** The cursor of the `depth`-th row of the whole list (newest first). */
+async function cursorAt(table: 'pending_tool_calls' | 'decisions', depth: number, where: Prisma.Sql) {
+  const [row] = await db.$queryRaw<{ createdAt: Date; id: string }[]>`
+    SELECT created_at AS "createdAt", id FROM ${Prisma.raw(table)} WHERE ${where}
+    ORDER BY created_at DESC, id DESC OFFSET ${depth} LIMIT 1`;
+  return row;
+}
+
+describe('keyset pages', () => {
+  it('inbox: the cursor is a row comparison in the index condition; a deep page reads only its own rows', async () => {
+    const query = inboxQuerySchema.parse({ limit: 50 });
+    const after = await cursorAt('pending_tool_calls', 15_000, Prisma.sql`status = 'pending'`);
+    const nodes = await explain(inboxPageQuery(query, after));
+    expect(nodes.some((node) => node['Node Type'] === 'Sort')).toBe(false);
+    const scan = nodes.find((node) => node['Index Name'] === 'pending_tool_calls_status_created_at_id_idx');
+    expect(scan, JSON.stringify(nodes)).toBeDefined();
+    expect(scan!['Index Cond']).toMatch(/\(ROW\(created_at, id\) < ROW\(/);
+    expect(scan!.Filter ?? '').not.toMatch(/created_at/);
+    // It starts at the cursor: the scan yields this page (and the one row that says "more"), nothing newer.
+    expect(scan!['Actual Rows']).toBe(51);
+    expect(scan!['Rows Removed by Filter'] ?? 0).toBe(0);
+  });
+
+  it('audit: the cursor is a row comparison in the index condition of (created_at DESC, id DESC)', async () => {
+    const query = auditQuerySchema.parse({ limit: 100 });
+    const after = await cursorAt('decisions', 4_000, Prisma.sql`TRUE`);
+    const nodes = await explain(auditPageQuery(query, after));
+    expect(nodes.some((node) => node['Node Type'] === 'Sort')).toBe(false);
+    const scan = nodes.find((node) => node['Index Name'] === 'decisions_created_at_id_idx');
+    expect(scan, JSON.stringify(nodes)).toBeDefined();
+    expect(scan!['Index Cond']).toMatch(/\(ROW\(created_at, id\) < ROW\(/);
+    expect(scan!['Actual Rows']).toBe(101);
+  });
+
+  it('paging by cursor visits every row once, in order, across ties in created_at', async () => {
+    const all = await db.$queryRaw<{ id: string }[]>`
+      SELECT id FROM pending_tool_calls WHERE status = 'pending' AND tool_name = 'send-email' ORDER BY created_at DESC, id DESC`;
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await listInbox(inboxQuerySchema.parse({ limit: 97, toolName: 'send-email', cursor }), db);
+      seen.push(...page.items.map((item) => item.id));
+      cursor = page.nextCursor ?? undefined;
+      if (cursor) expect(decodeCursor(cursor)!.id).toBe(page.items.at(-1)!.id);
+    } while (cursor);
+    expect(seen).toEqual(all.map((row) => row.id));
+
+    const decisions: string[] = [];
+    let auditCursor: string | undefined;
+    do {
+      const page = await listAudit(auditQuerySchema.parse({ limit: 500, actorId: 'reviewer-rita', cursor: auditCursor }), db);
+      decisions.push(...page.entries.map((entry) => entry.id));
+      auditCursor = page.nextCursor ?? undefined;
+    } while (auditCursor);
+    expect(decisions).toHaveLength(DECISIONS / 2);
+    expect(new Set(decisions).size).toBe(DECISIONS / 2);
+    expect(decisions).toEqual([...decisions].sort().reverse());
+  });
+});

@@ -1,0 +1,130 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { Agent } from '../../lib/agent/agent';
+import type { AgentChunk } from '../../lib/agent/chunks';
+import { seed } from '../../lib/demo/seed';
+import { createOpsTools } from '../../lib/demo/tools';
+import { ScriptedModel } from '../../lib/models/scripted';
+import { createPrismaClient } from '../../lib/store/db';
+import { PrismaAgentStore } from '../../lib/store/prisma-store';
+import { countingPool } from '../support/counting-pool';
+import { databaseUrl, newThreadId } from '../support/harness';
+
+/*
+ * SQL statements on the hot path, counted at the pg pool (every round-trip to PostgreSQL, whatever
+ * sends it). The bounds are the design: a run starts and pauses in 2 statements (a third only if a
+ * slow model step lets the 50 ms event flush fire first), and a decision lets its tool run after 2
+ * (the claim, then the decision's events; or a read, then the claim with the events).
+ */
+
+const user = { id: 'user-ada', role: 'user' as const };
+const log: string[] = [];
+const db = createPrismaClient(databaseUrl(), { pool: (config) => countingPool(config, log) });
+afterAll(() => db.$disconnect());
+
+/** The counter's value when the next tool starts executing. */
+let atToolStart: number | null = null;
+
+async function runtime() {
+  await seed(databaseUrl());
+  return new Agent({
+    id: 'ops-agent',
+    name: 'Ops',
+    instructions: 'count',
+    model: new ScriptedModel(),
+    tools: createOpsTools(db),
+    store: new PrismaAgentStore(db),
+    hooks: {
+      beforeToolCall: () => {
+        atToolStart ??= log.length;
+      },
+    },
+  });
+}
+
+/** Reads a stream to its end, noting how many statements had been sent when `type` arrived. */
+async function readCounting(stream: ReadableStream<AgentChunk>, start: number, type: AgentChunk['type']) {
+  let atChunk: number | null = null;
+  const chunks: AgentChunk[] = [];
+  for await (const chunk of stream) {
+    if (chunk.type === type) atChunk ??= log.length - start;
+    chunks.push(chunk);
+  }
+  return { atChunk, total: log.length - start, chunks };
+}
+
+const counts: Record<string, number | null> = {};
+afterAll(() => {
+  console.log('SQL statements per operation:', JSON.stringify(counts));
+});
+
+describe('statements on the hot path', () => {
+  it('stream(): ≤ 3 statements before the approval chunk; a decision: ≤ 2 before the tool runs', async () => {
+    const agent = await runtime();
+    const threadId = newThreadId();
+    // A thread with history, so the history read is part of what is counted.
+    await (await agent.generate('look up customer cus-1', { threadId, resourceId: user.id })).text;
+
+    let start = log.length;
+    const started = await agent.stream('/tool send-email {"to":"count@example.com","subject":"count","body":"x"}', { threadId, resourceId: user.id });
+    const paused = await readCounting(started.fullStream, start, 'tool-call-approval');
+    counts.streamBeforeApprovalChunk = paused.atChunk;
+    counts.streamTotal = paused.total;
+    expect(paused.chunks.at(-1)).toMatchObject({ type: 'finish', payload: { finishReason: 'suspended' } });
+    expect(paused.atChunk).toBeLessThanOrEqual(3);
+
+    start = log.length;
+    atToolStart = null;
+    const decided = await agent.approveToolCall({ runId: started.runId, actor: user });
+    const done = await readCounting(decided.fullStream, start, 'tool-result');
+    counts.approvalBeforeTool = atToolStart === null ? null : atToolStart - start;
+    counts.approvalTotal = done.total;
+    expect(done.chunks.at(-1)).toMatchObject({ type: 'finish', payload: { finishReason: 'stop' } });
+    expect(atToolStart).not.toBeNull();
+    expect(atToolStart! - start).toBeLessThanOrEqual(2);
+  });
+
+  it('an approval with edited arguments and an answer to a question: ≤ 2 statements before the tool runs', async () => {
+    const agent = await runtime();
+    const paused = await agent.generate('/tool send-email {"to":"count@example.com","subject":"draft","body":"x"}', {
+      threadId: newThreadId(),
+      resourceId: user.id,
+    });
+    let start = log.length;
+    atToolStart = null;
+    const edited = await agent.approveToolCall({
+      runId: paused.runId,
+      actor: user,
+      args: { to: 'count@example.com', subject: 'edited', body: 'y' },
+    });
+    const afterEdit = await readCounting(edited.fullStream, start, 'tool-result');
+    counts.editedApprovalBeforeTool = atToolStart === null ? null : atToolStart - start;
+    expect(afterEdit.chunks.at(-1)).toMatchObject({ type: 'finish', payload: { finishReason: 'stop' } });
+    expect(atToolStart! - start).toBeLessThanOrEqual(2);
+
+    const asked = await agent.generate("what's the weather?", { threadId: newThreadId(), resourceId: user.id });
+    expect(asked.finishReason).toBe('suspended');
+    start = log.length;
+    atToolStart = null;
+    const answered = await agent.resumeStream({ city: 'Paris' }, { runId: asked.runId, actor: user });
+    const afterAnswer = await readCounting(answered.fullStream, start, 'tool-result');
+    counts.answerBeforeTool = atToolStart === null ? null : atToolStart - start;
+    counts.answerTotal = afterAnswer.total;
+    expect(afterAnswer.chunks.at(-1)).toMatchObject({ type: 'finish', payload: { finishReason: 'stop' } });
+    expect(atToolStart! - start).toBeLessThanOrEqual(2);
+  });
+
+  it('a refused decision reads why only after its claim claimed nothing', async () => {
+    const agent = await runtime();
+    const paused = await agent.generate('delete record rec-41', { threadId: newThreadId(), resourceId: user.id });
+    await (await agent.approveToolCall({ runId: paused.runId, actor: user })).text;
+    const start = log.length;
+    await expect(agent.approveToolCall({ runId: paused.runId, toolCallId: paused.suspendedToolCalls[0].toolCallId, actor: user })).rejects.toMatchObject({
+      code: 'ALREADY_DECIDED',
+    });
+    const sent = log.slice(start);
+    counts.refusal = sent.length;
+    // The claim, then one read of the run and its calls.
+    expect(sent).toHaveLength(2);
+    expect(sent[0]).toMatch(/UPDATE pending_tool_calls/);
+  });
+});
