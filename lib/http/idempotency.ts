@@ -3,6 +3,15 @@ import { createHash } from 'node:crypto';
 import { prisma } from '@/lib/store/db';
 import { errorResponse, toErrorResponse } from './errors';
 
+type StoredKey = {
+  claimed: boolean;
+  requestHash: string | null;
+  status: string | null;
+  responseStatus: number | null;
+  contentType: string | null;
+  responseBody: string | null;
+};
+
 /** Longest accepted Idempotency-Key, in characters. */
 const MAX_KEY_LENGTH = 200;
 
@@ -32,12 +41,23 @@ export async function withIdempotency(
   const url = new URL(input.request.url);
   const requestHash = createHash('sha256').update(`${input.request.method} ${url.pathname}\n${input.body}`).digest('hex');
   const db = prisma();
-  const inserted = await db.$executeRaw`
-    INSERT INTO idempotency_keys (actor_id, key, request_hash, status)
-    VALUES (${input.actorId}, ${key}, ${requestHash}, 'in_progress')
-    ON CONFLICT (actor_id, key) DO NOTHING`;
-  if (inserted === 0) {
-    const stored = await db.idempotencyKey.findUniqueOrThrow({ where: { actorId_key: { actorId: input.actorId, key } } });
+  // One statement: claim the key, or read what the first request with it left.
+  const [row] = await db.$queryRaw<StoredKey[]>`
+    WITH claimed AS (
+      INSERT INTO idempotency_keys (actor_id, key, request_hash, status)
+      VALUES (${input.actorId}, ${key}, ${requestHash}, 'in_progress')
+      ON CONFLICT (actor_id, key) DO NOTHING
+      RETURNING 1
+    )
+    SELECT true AS claimed, NULL AS "requestHash", NULL AS status, NULL::int AS "responseStatus", NULL AS "contentType", NULL AS "responseBody"
+    FROM claimed
+    UNION ALL
+    SELECT false, request_hash, status, response_status, content_type, response_body
+    FROM idempotency_keys
+    WHERE actor_id = ${input.actorId} AND key = ${key} AND NOT EXISTS (SELECT 1 FROM claimed)`;
+  // No row: the first request inserted the key after this statement's snapshot; read it now.
+  const stored = row ?? { claimed: false, ...(await db.idempotencyKey.findUniqueOrThrow({ where: { actorId_key: { actorId: input.actorId, key } } })) };
+  if (!stored.claimed) {
     if (stored.requestHash !== requestHash) {
       return errorResponse(422, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used for a different request.');
     }
