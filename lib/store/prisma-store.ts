@@ -399,22 +399,21 @@ export class PrismaAgentStore implements AgentStore {
   }
 
   async closePendingCall(input: Parameters<AgentStore['closePendingCall']>[0]) {
-    const reopened = input.newPendingCall ? [input.newPendingCall] : [];
     const output = input.output === null ? Prisma.sql`NULL::jsonb` : jsonb(input.output);
-    // A re-suspension closes one call and opens another: the count stays, and nobody continues.
-    const rows = await this.db.$queryRaw<ContinuationRow[]>`
-      WITH events AS (${insertEvents(input.runId, input.events)}),
+    const close = Prisma.sql`
+      events AS (${insertEvents(input.runId, input.events)}),
       call AS (
         UPDATE pending_tool_calls SET status = ${input.status}, output = ${output}
         WHERE id = ${input.pendingCallId}
         RETURNING run_id
-      ),
-      reopened AS (${insertPendingCalls(reopened, 'pending')}),
-      ${
-        reopened.length > 0
-          ? Prisma.sql`closed_run AS (SELECT ${runColumns('r')}, false AS continues FROM runs r WHERE false)`
-          : closeOneCall(Prisma.sql`(SELECT run_id FROM call)`)
-      }
+      )`;
+    if (input.newPendingCall) {
+      // A re-suspension closes one call and opens another in its place: the count stays, nobody continues.
+      await this.db.$executeRaw`WITH ${close}, reopened AS (${insertPendingCalls([input.newPendingCall], 'pending')}) SELECT 1`;
+      return null;
+    }
+    const rows = await this.db.$queryRaw<ContinuationRow[]>`
+      WITH ${close}, ${closeOneCall(Prisma.sql`(SELECT run_id FROM call)`)}
       SELECT * FROM closed_run`;
     return continuation(rows);
   }
