@@ -1,6 +1,15 @@
 import path from 'node:path';
 import { defineConfig } from 'vitest/config';
 
+/** Settings of the tests against the shared embedded PostgreSQL: the integration tests and the soak. */
+export const databaseTestSettings = {
+  globalSetup: ['test/support/global-setup.ts'],
+  // One PostgreSQL for all files; files run one at a time, each with its own rows.
+  fileParallelism: false,
+  testTimeout: 30_000,
+  hookTimeout: 60_000,
+};
+
 export default defineConfig({
   resolve: {
     alias: {
@@ -10,13 +19,22 @@ export default defineConfig({
     },
   },
   test: {
-    include: ['test/**/*.test.ts'],
-    // The 500-run soak is `npm run test:soak` (vitest.soak.config.ts), not part of `npm test`.
-    exclude: ['test/soak/**', 'node_modules/**'],
-    globalSetup: ['test/support/global-setup.ts'],
-    // Integration tests share one PostgreSQL; files run one at a time, each with its own rows.
-    fileParallelism: false,
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    projects: [
+      {
+        // Pure functions, tested next to their module (`lib/x/y.test.ts`); no database is started.
+        extends: true,
+        test: { name: 'unit', include: ['lib/**/*.test.ts', 'components/**/*.test.ts'], exclude: ['node_modules/**', 'lib/generated/**'] },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/**/*.test.ts'],
+          // The 500-run soak is `npm run test:soak` (vitest.soak.config.ts), not part of `npm test`.
+          exclude: ['test/soak/**', 'node_modules/**'],
+          ...databaseTestSettings,
+        },
+      },
+    ],
   },
 });

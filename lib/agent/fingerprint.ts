@@ -8,6 +8,7 @@ import canonicalize from 'canonicalize';
  * @param call.toolName the tool's id
  * @param call.args the (validated) arguments, any JSON value
  * @returns 64 lowercase hex characters
+ * @throws Error when the args are not JSON: NaN, ±Infinity, a lone UTF-16 surrogate or a cycle
  */
 export function fingerprintToolCall(call: { toolName: string; args: unknown }): string {
   const canonical = canonicalize({ toolName: call.toolName, args: call.args ?? null });

@@ -8,20 +8,30 @@ export interface KeysetPosition {
   id: string;
 }
 
-/** The opaque cursor of the row a page ended on. */
+/**
+ * The opaque cursor of the row a page ended on: base64url (no padding) of `<ISO 8601 time>|<id>`.
+ */
 export function encodeCursor(row: KeysetPosition): string {
   return Buffer.from(`${row.createdAt.toISOString()}|${row.id}`).toString('base64url');
 }
 
 /**
- * The position a cursor names, or null without one.
+ * The position a cursor names, or null without one. Only what encodeCursor makes is taken: the
+ * position must encode back to the very same cursor, so a time `Date` merely manages to parse (`1`,
+ * `2025`), a time zone other than `Z`, padding or stray characters are refused. The id is
+ * everything after the first `|`, so an id may itself hold a `|`.
  * @throws ApiError 400 INVALID_CURSOR for a cursor this API did not hand out
  */
 export function decodeCursor(cursor: string | undefined): KeysetPosition | null {
   if (!cursor) return null;
-  const [at, id] = Buffer.from(cursor, 'base64url').toString().split('|');
-  const createdAt = new Date(at ?? '');
-  if (!id || Number.isNaN(createdAt.getTime())) throw new ApiError(400, 'INVALID_CURSOR', 'The cursor is not one this API returned.');
+  const text = Buffer.from(cursor, 'base64url').toString();
+  const separator = text.indexOf('|');
+  const at = text.slice(0, Math.max(separator, 0));
+  const id = separator < 0 ? '' : text.slice(separator + 1);
+  const createdAt = new Date(at);
+  if (!id || Number.isNaN(createdAt.getTime()) || encodeCursor({ createdAt, id }) !== cursor) {
+    throw new ApiError(400, 'INVALID_CURSOR', 'The cursor is not one this API returned.');
+  }
   return { createdAt, id };
 }
 
