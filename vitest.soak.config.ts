@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import base, { databaseTestSettings } from './vitest.config';
+import base, { databaseTestSettings } from './vitest.config.ts';
 
 /** `npm run test:soak`: the long concurrency soak, kept out of `npm test`. */
 export default defineConfig({

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { describeToolCall, formatValue, personName, policyText, questionText, shortFingerprint, summarizeArgs } from './describe';
+
+describe('describeToolCall', () => {
+  it('says what a known demo tool will do', () => {
+    expect(describeToolCall('delete-record', { id: 'rec-42' })).toBe('Deletes record rec-42');
+    expect(describeToolCall('delete-record', { recordId: 7 })).toBe('Deletes record 7');
+    expect(describeToolCall('issue-refund', { orderId: 'ord-1', amount: 1250.5 })).toBe('Refunds $1,250.50 on order ord-1');
+    expect(describeToolCall('send-email', { to: 'ada@example.com', subject: 'Hi' })).toBe('Sends an email to ada@example.com: “Hi”');
+    expect(describeToolCall('send-email', { to: 'ada@example.com' })).toBe('Sends an email to ada@example.com');
+    expect(describeToolCall('lookup-customer', { customerId: 'c-9' })).toBe('Looks up customer c-9');
+    expect(describeToolCall('find-user', { query: 'rita' })).toBe('Looks up user rita');
+    expect(describeToolCall('get-weather', { city: 'Oslo' })).toBe('Checks the weather in Oslo');
+    expect(describeToolCall('get-weather', {})).toBe('Checks the weather');
+  });
+
+  it('falls back to "Runs <tool> with <args>" for other tools and for known tools missing their args', () => {
+    expect(describeToolCall('archive', { id: 'a', force: true })).toBe('Runs archive with id: a, force: true');
+    expect(describeToolCall('delete-record', { id: '  ' })).toBe('Runs delete-record with id:   ');
+    expect(describeToolCall('issue-refund', { orderId: 'ord-1', amount: Number.NaN })).toBe('Runs issue-refund with orderId: ord-1, amount: NaN');
+    expect(describeToolCall('ping', undefined)).toBe('Runs ping');
+    expect(describeToolCall('ping', 'now')).toBe('Runs ping with now');
+  });
+});
+
+describe('summarizeArgs / formatValue', () => {
+  it('renders values on one line, strings unquoted at the top', () => {
+    expect(formatValue(undefined)).toBe('—');
+    expect(formatValue('text')).toBe('text');
+    expect(formatValue(null)).toBe('null');
+    expect(formatValue(false)).toBe('false');
+    expect(formatValue({ a: ['x', 1] })).toBe('{"a":["x",1]}');
+  });
+
+  it('cuts the summary to max characters with an ellipsis', () => {
+    expect(summarizeArgs({ note: 'abcdefghij' }, 10)).toBe('note: abc…');
+    expect(summarizeArgs({ note: 'abcd' }, 10)).toBe('note: abcd');
+    expect(summarizeArgs({ note: 'x'.repeat(100) })).toHaveLength(80);
+    expect(summarizeArgs([1, 2])).toBe('[1,2]');
+    expect(summarizeArgs(null)).toBe('');
+  });
+});
+
+describe('personName / questionText / shortFingerprint / policyText', () => {
+  it('names the viewer "you", others by display name or id, nobody "someone"', () => {
+    const people = { rita: 'Rita Levi' };
+    expect(personName('rita', people, 'rita')).toBe('you');
+    expect(personName('rita', people, 'ada')).toBe('Rita Levi');
+    expect(personName('bob', people)).toBe('bob');
+    expect(personName(null, people)).toBe('someone');
+  });
+
+  it('finds the question of a suspend payload', () => {
+    expect(questionText('Which city?')).toBe('Which city?');
+    expect(questionText({ question: 'Which city?' })).toBe('Which city?');
+    expect(questionText({ prompt: ' ', reason: 'Need a city' })).toBe('Need a city');
+    expect(questionText({ other: 'x' })).toBeUndefined();
+  });
+
+  it('shows the first 8 hex digits of a fingerprint', () => {
+    expect(shortFingerprint('0123456789abcdef')).toBe('01234567');
+    expect(shortFingerprint('sha256:fedcba9876543210')).toBe('fedcba98');
+  });
+
+  it('words each approval reason code', () => {
+    expect(policyText('tool')).toBe('The tool always asks');
+    expect(policyText('request')).toBe('The request asked for approval');
+    expect(policyText('agent-default')).toBe('The agent’s default');
+    expect(policyText('policy-error')).toBe('Policy failed, so approval is required');
+    expect(policyText('custom')).toBe('custom');
+  });
+});

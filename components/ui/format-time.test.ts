@@ -1,0 +1,36 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { formatAgo, formatClock, formatExact } from './format-time';
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+// Local times, so the expectations hold in any time zone the tests run in.
+const at = (year: number, month: number, day: number, hour: number, minute: number, second = 0) => new Date(year, month - 1, day, hour, minute, second).toISOString();
+
+describe('formatClock', () => {
+  it('shows only the time today and the date and time on other days', () => {
+    vi.useFakeTimers({ now: new Date(2025, 2, 3, 18, 0) });
+    expect(formatClock(at(2025, 3, 3, 14, 2))).toBe('14:02');
+    expect(formatClock(at(2025, 3, 2, 9, 5))).toBe('2 Mar, 09:05');
+    expect(formatClock('not a time')).toBe('');
+  });
+});
+
+describe('formatExact', () => {
+  it('shows the full local date and time, or the text itself when it is no time', () => {
+    expect(formatExact(at(2025, 3, 3, 14, 2, 5))).toBe('Mon 3 Mar 2025, 14:02:05');
+    expect(formatExact('soon')).toBe('soon');
+  });
+});
+
+describe('formatAgo', () => {
+  it('says "just now" under 5 s, else the distance with a suffix', () => {
+    const now = Date.parse('2025-03-03T14:02:00.000Z');
+    expect(formatAgo('2025-03-03T14:01:56.000Z', now)).toBe('just now');
+    expect(formatAgo('2025-03-03T14:01:55.000Z', now)).toBe('5 seconds ago');
+    expect(formatAgo('2025-03-03T13:59:00.000Z', now)).toBe('3 minutes ago');
+    expect(formatAgo('2025-03-01T14:02:00.000Z', now)).toBe('2 days ago');
+    expect(formatAgo('nonsense', now)).toBe('');
+  });
+});

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { AGENT_ERROR_STATUS, AgentError } from './errors';
+
+describe('AGENT_ERROR_STATUS', () => {
+  it('answers each runtime error code with its HTTP status', () => {
+    expect(AGENT_ERROR_STATUS).toStrictEqual({
+      NO_SNAPSHOT_FOUND: 404,
+      TOOL_CALL_NOT_SUSPENDED: 404,
+      AMBIGUOUS_TOOL_CALL: 409,
+      ALREADY_DECIDED: 409,
+      FINGERPRINT_MISMATCH: 409,
+      WRONG_KIND: 409,
+      FOUR_EYES: 403,
+      INVALID_RESUME_DATA: 422,
+      INVALID_ARGS: 422,
+      UNKNOWN_AGENT: 404,
+      UNKNOWN_TOOL: 404,
+      BAD_REQUEST: 400,
+    });
+  });
+});
+
+describe('AgentError', () => {
+  it('carries the code, the status of its code, the message and the details', () => {
+    const error = new AgentError('ALREADY_DECIDED', 'Rita already approved this.', { decidedBy: 'rita' });
+    expect(error).toBeInstanceOf(Error);
+    expect({ name: error.name, code: error.code, status: error.status, message: error.message, details: error.details }).toStrictEqual({
+      name: 'AgentError',
+      code: 'ALREADY_DECIDED',
+      status: 409,
+      message: 'Rita already approved this.',
+      details: { decidedBy: 'rita' },
+    });
+  });
+
+  it('takes its status from the code', () => {
+    expect(new AgentError('FOUR_EYES', 'x').status).toBe(403);
+    expect(new AgentError('INVALID_RESUME_DATA', 'x').status).toBe(422);
+    expect(new AgentError('TOOL_CALL_NOT_SUSPENDED', 'x').status).toBe(404);
+    expect(new AgentError('BAD_REQUEST', 'x').details).toBeUndefined();
+  });
+});

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { auditCsv, type AuditEntry } from './queries';
+
+const entry: AuditEntry = {
+  id: 'dec-1',
+  at: '2025-03-03T14:02:05.678Z',
+  actorId: 'rita',
+  actorRole: 'reviewer',
+  kind: 'approval',
+  approved: true,
+  reason: null,
+  toolName: 'issue-refund',
+  agentId: 'support',
+  chain: [],
+  runId: 'run-1',
+  toolCallId: 'call-1',
+  threadId: 'thread-1',
+  requester: 'ada',
+  fingerprint: 'ab12',
+  args: { orderId: 'ord-1', amount: 250 },
+  editedArgs: null,
+  editedFingerprint: null,
+  resumeData: null,
+};
+
+const HEADER = 'at,actorId,actorRole,kind,approved,reason,toolName,agentId,requester,runId,toolCallId,fingerprint,args,editedArgs,editedFingerprint,resumeData';
+
+describe('auditCsv', () => {
+  it('writes the header and one CRLF-terminated row per entry; JSON columns as JSON text, null as empty', () => {
+    expect(auditCsv([entry])).toBe(
+      `${HEADER}\r\n` + '2025-03-03T14:02:05.678Z,rita,reviewer,approval,true,,issue-refund,support,ada,run-1,call-1,ab12,"{""orderId"":""ord-1"",""amount"":250}",,,\r\n',
+    );
+  });
+
+  it('is only the header for no entries', () => {
+    expect(auditCsv([])).toBe(`${HEADER}\r\n`);
+  });
+
+  it('quotes cells with commas, quotes or line breaks (RFC 4180) and leaves others bare', () => {
+    const decline: AuditEntry = {
+      ...entry,
+      kind: 'decline',
+      approved: false,
+      reason: 'Wrong order, "ord-1"\r\nask again',
+      args: 'plain text',
+      editedArgs: [1, 2],
+      editedFingerprint: 'cd34',
+      resumeData: { city: 'Oslo' },
+    };
+    expect(auditCsv([decline])).toBe(
+      `${HEADER}\r\n` +
+        '2025-03-03T14:02:05.678Z,rita,reviewer,decline,false,"Wrong order, ""ord-1""\r\nask again",issue-refund,support,ada,run-1,call-1,ab12,plain text,"[1,2]",cd34,"{""city"":""Oslo""}"\r\n',
+    );
+    // A line break alone is reason enough to quote, be it CR or LF.
+    for (const reason of ['line one\rline two', 'line one\nline two']) {
+      expect(auditCsv([{ ...entry, reason, args: null }]).slice(HEADER.length + 2).split(',')[5]).toBe(`"${reason}"`);
+    }
+  });
+});
