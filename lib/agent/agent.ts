@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { jsonSchema, streamText, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import { z } from 'zod';
+import { CALL_ID_SEPARATOR, callsAddressedBy, qualifiedCallId } from './call-id';
 import { ChunkChannel } from './channel';
 import type { AgentChunk, ChunkPayloads, ChunkType, DecisionSummary } from './chunks';
 import { AgentError } from './errors';
@@ -109,7 +110,10 @@ export interface AgentStreamResult {
 export interface DecisionInput {
   /** The top-level run. */
   runId: string;
-  /** The call as shown at the top level (for a sub-agent's call: the delegation's id, or the leaf's own). */
+  /**
+   * The call as shown at the top level: its qualified id (see call-id.ts; a top-level call's own id).
+   * A sub-agent's own call id or its delegation's id is also accepted while it names one open call.
+   */
   toolCallId?: string;
   actor: Actor;
   /** The fingerprint the decider saw; a mismatch is refused (FINGERPRINT_MISMATCH). */
@@ -146,7 +150,13 @@ interface Segment {
   root: Agent;
   /** Whether the top-level run published its `finish` in this segment. */
   finished: boolean;
-  /** Appends chunks to the top-level run's log, then publishes them (save, then publish). */
+  /** The top-level run's context in this segment, once there is one. */
+  top?: RunContext;
+  /**
+   * Appends chunks to the top-level run's log, then publishes them (save, then publish). The top-level
+   * run's own queued chunks are written first, so the log keeps the order readers saw (a sub-agent's
+   * pause never lands before the `start` of the message it belongs to).
+   */
   surface: (chunks: AgentChunk[]) => Promise<void>;
 }
 
@@ -166,6 +176,8 @@ interface RunContext {
   flushTimer?: ReturnType<typeof setTimeout>;
   /** The event writes in flight, in order. */
   flushing: Promise<void>;
+  /** The thread's waiting calls as read when the run started, for its first step's check for twins. */
+  openAtStart?: PendingCall[];
 }
 
 type ExecutionOutcome = { outcome: CallOutcome } | { suspended: unknown } | { delegated: 'waiting' };
@@ -265,7 +277,10 @@ export class Agent {
   }
 
   /**
-   * Starts a run on a thread with a new user message and streams it.
+   * Starts a run on a thread with a new user message and streams it. Runs of the thread that still
+   * wait on a person do not block it: the model reads them with their waiting calls as pending, a
+   * call identical to a waiting one (same fingerprint) gets an `already-pending` result instead of
+   * waiting twice, and the waiting calls stay decidable (behaviour §5a).
    *
    * @param input the user's message text, or model messages to add
    * @param options thread, resource (owner) and per-request options
@@ -288,19 +303,34 @@ export class Agent {
       maxSteps: options.maxSteps,
       requestContext: options.requestContext ?? {},
       requestPolicy: options.requireToolApproval,
-      lineage: { rootRunId: runId, rootMessageId: messageId, rootToolCallId: null, parentToolCallId: null, chain: [this.id] },
+      lineage: {
+        rootRunId: runId,
+        rootMessageId: messageId,
+        rootToolCallId: null,
+        delegationCallId: null,
+        parentToolCallId: null,
+        chain: [this.id],
+      },
     });
     const userMessage = newMessages.length === 1 ? { id: randomUUID(), message: newMessages[0] } : undefined;
-    const { history } = await this.store.startRun({
+    const { history, open, waiting } = await this.store.startRun({
       run: { id: runId, threadId, resourceId, agentId: this.id, parentRunId: null, messageId, status: 'running', state: initial },
       title: typeof input === 'string' ? input.slice(0, 80) : undefined,
       userMessage,
       leaseMs: LEASE_MS,
     });
-    const state: RunState = { ...initial, messages: [...history, ...newMessages], historyLength: history.length + newMessages.length };
+    // Runs of the thread still waiting on a person are not in memory yet (only finished runs are):
+    // the model reads them as they stand, their waiting calls as pending (never stored as this run's).
+    const turns = waitingTurns(waiting, open);
+    const state: RunState = {
+      ...initial,
+      messages: [...history, ...turns, ...newMessages],
+      historyLength: history.length + turns.length + newMessages.length,
+    };
     const run: RunRecord = { id: runId, threadId, resourceId, agentId: this.id, parentRunId: null, messageId, status: 'running', state };
     return this.launch({ id: runId, messageId }, async (segment) => {
       const ctx = this.context(segment, run, state, { requestPolicy: options.requireToolApproval, abortSignal: options.abortSignal });
+      ctx.openAtStart = open;
       this.emit(ctx, 'start', { messageId, threadId });
       await this.runSteps(ctx);
     });
@@ -376,21 +406,22 @@ export class Agent {
 
   /**
    * This agent's top-level runs that wait on a person, newest first, read from the pending-call
-   * table (calls raised by sub-agents included). Paginated only when both `page` (from 0) and
-   * `perPage` are given.
+   * table (calls raised by sub-agents included, each under its own qualified id). Paginated only
+   * when both `page` (from 0) and `perPage` are given. Page and `total` come from one snapshot: once
+   * a decision is accepted, its call is listed nowhere, and `total` equals what paging yields.
    *
-   * @param query.fromDate / query.toDate bounds on when the run was suspended
+   * @param query.fromDate / query.toDate bounds on when the run's newest waiting call was raised
    * @returns `{ runs, total }` where total counts all matching runs
    */
   async listSuspendedRuns(query: Omit<SuspendedRunsQuery, 'agentId'> = {}): Promise<{ runs: SuspendedRun[]; total: number }> {
     const { runs, total } = await this.store.listSuspendedRuns({ ...query, agentId: this.id });
     return {
       total,
-      runs: runs.map(({ run, suspendedAt, calls }) => ({
-        runId: run.id,
+      runs: runs.map(({ runId, threadId, resourceId, suspendedAt, calls }) => ({
+        runId,
         status: 'suspended' as const,
-        threadId: run.threadId,
-        resourceId: run.resourceId,
+        threadId,
+        resourceId,
         suspendedAt: suspendedAt.toISOString(),
         toolCalls: calls.map((call) => ({
           toolCallId: call.rootToolCallId,
@@ -420,10 +451,11 @@ export class Agent {
     resumeData?: unknown;
     actor: Actor;
   }): Promise<{ accepted: true; runId: string; toolCallId: string; continuation: AgentStreamResult }> {
-    const open = (await this.store.findOpenPendingCalls({ threadId: input.threadId, resourceId: input.resourceId })).filter(
-      (row) =>
-        this.findAgent(row.agentId) !== undefined &&
-        (input.toolCallId === undefined || row.rootToolCallId === input.toolCallId || row.toolCallId === input.toolCallId),
+    const open = callsAddressedBy(
+      (await this.store.findOpenPendingCalls({ threadId: input.threadId, resourceId: input.resourceId })).filter(
+        (row) => this.findAgent(row.agentId) !== undefined,
+      ),
+      input.toolCallId,
     );
     if (open.length === 0) throw new AgentError('TOOL_CALL_NOT_SUSPENDED', 'Nothing is waiting on this thread.');
     if (open.length > 1) {
@@ -432,7 +464,7 @@ export class Agent {
       });
     }
     const [row] = open;
-    const target = { runId: row.rootRunId, toolCallId: row.toolCallId, actor: input.actor };
+    const target = { runId: row.rootRunId, toolCallId: row.rootToolCallId, actor: input.actor };
     let continuation: AgentStreamResult;
     if (row.kind === 'suspension') {
       if (!input.approved) throw new AgentError('WRONG_KIND', 'This call asks for data; send resumeData.');
@@ -596,8 +628,9 @@ export class Agent {
   }
 
   /**
-   * Finds the open row a decision on the top-level run addresses: by the top-level call id (a
-   * sub-agent's call surfaces under its delegation's id) or by the leaf call's own id. One read.
+   * Finds the open row a decision on the top-level run addresses, by its qualified id (a sub-agent's
+   * call: `<delegation id>~…~<own id>`, see call-id.ts); a leaf's own id or a delegation's id is
+   * accepted while it names exactly one open call. One read.
    */
   private async findOpenCall(input: DecisionInput): Promise<DecisionTarget> {
     const { run, calls } = await this.store.loadDecisionTarget({ rootRunId: input.runId });
@@ -605,21 +638,22 @@ export class Agent {
       throw new AgentError('NO_SNAPSHOT_FOUND', `No paused run ${input.runId}.`);
     }
     const rows = calls.filter((row) => row.kind !== 'delegation');
-    const matches = (row: PendingCall) => input.toolCallId === undefined || row.rootToolCallId === input.toolCallId || row.toolCallId === input.toolCallId;
+    // Addressed among all rows first: an id naming a decided call never falls through to another one.
+    const addressed = callsAddressedBy(rows, input.toolCallId);
     if (!run.hasState) {
       // The run is over. A late decision on a call it had is told who won; anything else is unknown.
-      const decided = input.toolCallId === undefined ? undefined : rows.filter(matches).at(-1);
+      const decided = input.toolCallId === undefined ? undefined : addressed.at(-1);
       if (decided) throw alreadyDecided(decided);
       throw new AgentError('NO_SNAPSHOT_FOUND', `No paused run ${input.runId}.`);
     }
-    const open = rows.filter((row) => row.status === 'pending' && matches(row));
+    const open = addressed.filter((row) => row.status === 'pending');
     if (open.length > 1) {
       throw new AgentError('AMBIGUOUS_TOOL_CALL', 'Several calls are waiting; say which toolCallId.', {
-        toolCallIds: open.map((row) => row.toolCallId),
+        toolCallIds: open.map((row) => row.rootToolCallId),
       });
     }
     if (open.length === 0) {
-      const decided = input.toolCallId === undefined ? undefined : rows.filter(matches).at(-1);
+      const decided = input.toolCallId === undefined ? undefined : addressed.at(-1);
       if (decided) throw alreadyDecided(decided);
       throw new AgentError(
         'TOOL_CALL_NOT_SUSPENDED',
@@ -657,7 +691,7 @@ export class Agent {
     const actor: Actor = { id: options.resourceId, role: 'user' };
     // A new assistant message follows the user's answer; the run itself continues where it paused.
     return this.claimAndContinue(
-      { runId: top.id, toolCallId: row.toolCallId, actor },
+      { runId: top.id, toolCallId: row.rootToolCallId, actor },
       {
         kind: 'suspension',
         status: 'resumed',
@@ -686,7 +720,8 @@ export class Agent {
       root: this,
       finished: false,
       surface: async (chunks) => {
-        await this.store.appendEvents({ runId: top.id, chunks });
+        const queued = segment.top ? await this.saved(segment.top) : [];
+        await this.store.appendEvents({ runId: top.id, chunks: [...queued, ...chunks] });
         for (const chunk of chunks) {
           if (chunk.type === 'finish') segment.finished = true;
           channel.push(chunk);
@@ -755,7 +790,7 @@ export class Agent {
     state: RunState,
     options: { requestPolicy?: RequestApprovalPolicy; abortSignal?: AbortSignal } = {},
   ): RunContext {
-    return {
+    const ctx: RunContext = {
       segment,
       run,
       state,
@@ -766,6 +801,8 @@ export class Agent {
       lastText: '',
       flushing: Promise.resolve(),
     };
+    if (ctx.isTop) segment.top = ctx;
+    return ctx;
   }
 
   /** Queues a chunk for the run's own log; the top-level run also publishes it at once. */
@@ -807,16 +844,16 @@ export class Agent {
 
   /**
    * Publishes a pause or a decision at the top level. A sub-agent's chunk is re-addressed to the
-   * top-level run and the delegation call that leads to it (SPEC §4); the top-level run's own
-   * chunks are already in its log.
+   * top-level run under the call's qualified id (see call-id.ts); the top-level run's own chunks are
+   * already in its log.
    */
   private async surface(ctx: RunContext, chunks: AgentChunk[]) {
     if (ctx.isTop) {
       for (const chunk of chunks) ctx.segment.channel.push(chunk);
       return;
     }
-    const { rootRunId, rootToolCallId } = ctx.state.lineage;
-    await ctx.segment.surface(readdress(chunks, { rootRunId, rootToolCallId: rootToolCallId! }));
+    const delegationCallId = delegationCallIdOf(ctx.state.lineage);
+    await ctx.segment.surface(readdress(chunks, ctx.state.lineage.rootRunId, (toolCallId) => qualifiedCallId(delegationCallId, toolCallId)));
   }
 
   private initialState(input: {
@@ -864,6 +901,15 @@ export class Agent {
       state.stepCalls = calls;
       const waiting: NewPendingCall[] = [];
       const toRun: StepCall[] = [];
+      // One pending call per tool and canonical args on a thread: a twin gets "already pending".
+      // The thread's waiting calls are read when a call might wait (the run's first step has them from its start).
+      let openOnThread: Promise<PendingCall[]> | undefined = ctx.openAtStart && Promise.resolve(ctx.openAtStart);
+      ctx.openAtStart = undefined;
+      const pendingTwin = async (tool: Tool, args: unknown): Promise<NewPendingCall | undefined> => {
+        const fingerprint = fingerprintToolCall({ toolName: tool.id, args });
+        openOnThread ??= this.store.findOpenPendingCalls({ threadId: ctx.run.threadId });
+        return waiting.find((row) => row.fingerprint === fingerprint) ?? (await openOnThread).find((row) => row.fingerprint === fingerprint);
+      };
       for (const call of calls) {
         this.emit(ctx, 'tool-call', { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args });
         const tool = this.tools.get(call.toolName);
@@ -893,13 +939,24 @@ export class Agent {
           requestPolicy: ctx.requestPolicy ?? storedPolicy(state.requestApproval),
           agentDefault: this.defaultOptions.requireToolApproval,
         });
-        if (reason) waiting.push(this.pendingRow(ctx, tool, call, { kind: 'approval', policy: reason }));
-        else toRun.push(call);
+        if (!reason) {
+          toRun.push(call);
+          continue;
+        }
+        const twin = await pendingTwin(tool, call.args);
+        if (twin) this.settle(ctx, call, alreadyPending(twin));
+        else waiting.push(this.pendingRow(ctx, tool, call, { kind: 'approval', policy: reason }));
       }
       // Calls that need no approval run right away, even when others of the step wait.
       let delegationsWaiting = false;
       for (const call of toRun) {
         const tool = this.tools.get(call.toolName)!;
+        // A tool that can suspend is not run again while the same question waits on the thread.
+        const twin = tool.suspendSchema || tool.resumeSchema ? await pendingTwin(tool, call.args) : undefined;
+        if (twin) {
+          this.settle(ctx, call, alreadyPending(twin));
+          continue;
+        }
         const result = await this.execute(ctx, tool, call, {});
         if ('suspended' in result) waiting.push(this.pendingRow(ctx, tool, call, { kind: 'suspension', payload: result.suspended }));
         if ('delegated' in result) delegationsWaiting = true;
@@ -1036,6 +1093,7 @@ export class Agent {
         rootRunId: lineage.rootRunId,
         rootMessageId: lineage.rootMessageId,
         rootToolCallId: lineage.rootToolCallId ?? call.toolCallId,
+        delegationCallId: qualifiedCallId(delegationCallIdOf(lineage), call.toolCallId),
         parentToolCallId: call.toolCallId,
         chain: [...lineage.chain, sub.id],
       },
@@ -1098,7 +1156,7 @@ export class Agent {
       agentId: this.id,
       chain: [...lineage.chain, tool.id],
       rootRunId: lineage.rootRunId,
-      rootToolCallId: lineage.rootToolCallId ?? call.toolCallId,
+      rootToolCallId: qualifiedCallId(delegationCallIdOf(lineage), call.toolCallId),
     };
   }
 
@@ -1134,7 +1192,7 @@ export class Agent {
 
   /**
    * The chunks that publish a decision at the top level: the segment's `start`, then
-   * `tool-call-resumed` (a sub-agent's re-addressed to the top-level call that leads to it).
+   * `tool-call-resumed` (a sub-agent's re-addressed to the top-level run under its qualified id).
    * @returns `top` for the top-level run's log; `own` for the row's run's log when that is a sub-agent's
    */
   private decisionChunks(top: { id: string; messageId: string }, row: PendingCall, decision: DecisionSummary): { top: AgentChunk[]; own: AgentChunk | null } {
@@ -1152,7 +1210,7 @@ export class Agent {
     });
     const start = makeChunk(top.id, 'start', { messageId: top.messageId, threadId: row.threadId });
     if (row.runId === top.id) return { top: [start, resumed], own: null };
-    return { top: [start, ...readdress([resumed], { rootRunId: row.rootRunId, rootToolCallId: row.rootToolCallId })], own: resumed };
+    return { top: [start, ...readdress([resumed], row.rootRunId, () => row.rootToolCallId)], own: resumed };
   }
 
   /**
@@ -1289,15 +1347,93 @@ function authorize(row: PendingCall, actor: Actor) {
   }
 }
 
-/** A sub-agent's pause or decision chunks, addressed to the top-level run and the call that leads to them (SPEC §4). */
-function readdress(chunks: AgentChunk[], to: { rootRunId: string; rootToolCallId: string }): AgentChunk[] {
+/**
+ * A sub-agent's pause or decision chunks, addressed to the top-level run under each call's qualified
+ * id (SPEC §4, call-id.ts); the call's own id stays as `leafToolCallId`.
+ * @param qualify the qualified id of a call of the sub-agent's run, from its own id
+ */
+function readdress(chunks: AgentChunk[], rootRunId: string, qualify: (toolCallId: string) => string): AgentChunk[] {
   return chunks.map((chunk) => {
     if (chunk.type !== 'tool-call-approval' && chunk.type !== 'tool-call-suspended' && chunk.type !== 'tool-call-resumed') {
       throw new Error(`Only pauses and decisions surface from a sub-agent, not ${chunk.type}`);
     }
-    const payload = { ...chunk.payload, toolCallId: to.rootToolCallId, leafToolCallId: chunk.payload.toolCallId };
-    return { ...chunk, runId: to.rootRunId, payload } as AgentChunk;
+    const payload = { ...chunk.payload, toolCallId: qualify(chunk.payload.toolCallId), leafToolCallId: chunk.payload.toolCallId };
+    return { ...chunk, runId: rootRunId, payload } as AgentChunk;
   });
+}
+
+/**
+ * The qualified id of the delegation call that started a run (null at the top level). A state saved
+ * before ids were qualified has only the top-level delegation's id, which then stands in.
+ */
+function delegationCallIdOf(lineage: Lineage): string | null {
+  return lineage.delegationCallId !== undefined ? lineage.delegationCallId : lineage.rootToolCallId;
+}
+
+/**
+ * The thread's top-level runs that wait on a person, as model messages for a new turn (behaviour
+ * §5a): each run's own messages so far, then a tool message for its current step where each call
+ * reads its result or — while it (or a sub-agent call below it) waits — a `pending` result naming
+ * the waiting calls by id. The waiting run stores its real messages itself when it finishes.
+ *
+ * @param waiting the runs with their state, oldest first
+ * @param open the thread's pending rows
+ */
+function waitingTurns(waiting: { runId: string; state: RunState }[], open: PendingCall[]): ModelMessage[] {
+  const out: ModelMessage[] = [];
+  for (const { runId, state } of waiting) {
+    if (state.stepCalls.length === 0) continue;
+    out.push(...state.messages.slice(state.historyLength));
+    const below = open.filter((row) => row.rootRunId === runId);
+    out.push({
+      role: 'tool',
+      content: state.stepCalls.map((call) => ({
+        type: 'tool-result' as const,
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        output: call.outcome ? toModelOutput(call.outcome) : pendingOutput(call, below),
+      })),
+    });
+  }
+  return out;
+}
+
+/**
+ * What a later turn's model reads for a call of a waiting run that has no result yet: the calls
+ * waiting on a person through it (itself, or below it for a delegation), by the id a person decides
+ * them by; or, when none waits any more, that its result is not known yet.
+ */
+function pendingOutput(call: StepCall, open: PendingCall[]) {
+  const below = `${call.toolCallId}${CALL_ID_SEPARATOR}`;
+  const waiting = open.filter((row) => row.rootToolCallId === call.toolCallId || row.rootToolCallId.startsWith(below));
+  if (waiting.length === 0) {
+    return { type: 'json' as const, value: { status: 'decided', message: `${call.toolName} was decided and is still running; its result is not known yet.` } };
+  }
+  const calls = waiting.map((row) => ({ toolCallId: row.rootToolCallId, toolName: row.toolName, args: row.args, waitingFor: waitingFor(row) }));
+  const message = calls.map((c) => `${c.toolName} is waiting for ${c.waitingFor} (pending call ${c.toolCallId}); it has not run yet.`).join(' ');
+  return { type: 'json' as const, value: { status: 'pending', waiting: calls, message } as never };
+}
+
+/**
+ * The result a call gets when an identical call (same tool, same canonical args: same fingerprint)
+ * already waits on the thread: nothing runs and no second pending call opens.
+ */
+function alreadyPending(twin: NewPendingCall): CallOutcome {
+  return {
+    type: 'result',
+    output: {
+      status: 'already-pending',
+      toolCallId: twin.rootToolCallId,
+      runId: twin.rootRunId,
+      message: `The same ${twin.toolName} call is already waiting for ${waitingFor(twin)} (pending call ${twin.rootToolCallId}); it was not asked again.`,
+    },
+  };
+}
+
+/** What a waiting call waits for, in words the model can repeat. */
+function waitingFor(row: Pick<NewPendingCall, 'kind' | 'approvers'>): string {
+  if (row.kind === 'suspension') return 'an answer';
+  return row.approvers === 'reviewer' ? 'approval by a reviewer' : 'approval';
 }
 
 function pendingChunk(runId: string, row: NewPendingCall): AgentChunk {

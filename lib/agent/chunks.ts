@@ -33,7 +33,10 @@ export interface ChunkPayloads {
     policy: string;
     approvers: 'requester' | 'reviewer';
     chain?: string[];
-    /** For a sub-agent's call surfacing at the top: the call's own id (toolCallId is the delegation's). */
+    /**
+     * For a sub-agent's call surfacing at the top: the call's own id. `toolCallId` is then its
+     * qualified id, `<top-level delegation id>~…~<own id>` (see call-id.ts).
+     */
     leafToolCallId?: string;
   };
   'tool-call-suspended': {

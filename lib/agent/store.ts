@@ -48,7 +48,7 @@ export interface RunState {
 
 /**
  * A run's place under the top-level run. Approvals and suspensions anywhere below surface on the
- * top-level run under the delegation call that leads to them (`rootToolCallId`).
+ * top-level run under their own qualified id (`delegationCallId` + their id, see call-id.ts).
  */
 export interface Lineage {
   rootRunId: string;
@@ -56,6 +56,12 @@ export interface Lineage {
   rootMessageId: string;
   /** The top-level delegation call this run serves; null for the top-level run itself. */
   rootToolCallId: string | null;
+  /**
+   * The qualified id of the delegation call that started this run (null for the top-level run);
+   * a call of this run is addressed as `${delegationCallId}~${toolCallId}`. Absent in states saved
+   * before ids were qualified.
+   */
+  delegationCallId?: string | null;
   /** The parent's call that started this run; null for the top-level run. */
   parentToolCallId: string | null;
   /** Agent ids from the top-level agent down to this run's agent. */
@@ -112,7 +118,11 @@ export interface PendingCall {
   resourceId: string;
   agentId: string;
   chain: string[];
-  /** The top-level run and call a person addresses this row by (itself when not delegated). */
+  /**
+   * The top-level run and the id a person addresses this row by: the call's own id at the top level,
+   * its qualified id (`<delegation id>~…~<own id>`, see call-id.ts) below. Unique within the
+   * top-level run; cards, the inbox, suspended runs, the audit and every decision route use it.
+   */
   rootRunId: string;
   rootToolCallId: string;
   /** For a delegation row: the child run it waits on. */
@@ -137,7 +147,10 @@ export type NewPendingCall = Omit<
 export interface ClaimInput {
   /** The top-level run the call is addressed through. */
   rootRunId: string;
-  /** The call's top-level id or its own id; any open call of the run when omitted. */
+  /**
+   * The call's qualified id; or, when no call of the run has that id, its own (leaf) id or the id of
+   * a delegation it runs under (see call-id.ts `callsAddressedBy`); any open call of the run when omitted.
+   */
   toolCallId?: string;
   /** The row, when the caller has already read it. */
   pendingCallId?: string;
@@ -195,7 +208,9 @@ export interface AgentStore {
    * the `running` top-level run holding the lease for `leaseMs`, and its user message.
    * `run.state.messages` holds this run's input only; the stored state gets the thread's memory
    * (oldest first) in front, and `historyLength` grows by its length.
-   * @returns that memory: the thread's messages before this run
+   * @returns that memory: the thread's messages before this run; the thread's calls waiting on a
+   *   person (`open`, oldest first) and the top-level runs they belong to with their state
+   *   (`waiting`, oldest first), read in the same statement
    * @throws Error when the thread belongs to another resource (nothing is written)
    */
   startRun(input: {
@@ -203,7 +218,7 @@ export interface AgentStore {
     title?: string;
     userMessage?: { id: string; message: ModelMessage };
     leaseMs: number;
-  }): Promise<{ history: ModelMessage[] }>;
+  }): Promise<{ history: ModelMessage[]; open: PendingCall[]; waiting: { runId: string; state: RunState }[] }>;
   /** One statement: inserts a child run and its parent's `waiting` delegation row (an open call of the parent). */
   startChildRun(input: { run: RunRecord; delegation: NewPendingCall }): Promise<void>;
   loadRun(input: { runId: string }): Promise<RunRecord | null>;
@@ -275,5 +290,13 @@ export interface AgentStore {
     error: string;
     events: (unknownCalls: PendingCall[]) => AgentChunk[];
   }): Promise<PendingCall[]>;
-  listSuspendedRuns(query: SuspendedRunsQuery): Promise<{ runs: { run: RunRecord; suspendedAt: Date; calls: PendingCall[] }[]; total: number }>;
+  /**
+   * Top-level runs with calls waiting on a person (`pending` rows, theirs and their sub-agents'),
+   * newest first, and how many match, read in one statement: `total` always equals what paging
+   * through the same filter yields, and a call whose decision was accepted is in neither.
+   */
+  listSuspendedRuns(query: SuspendedRunsQuery): Promise<{
+    runs: { runId: string; threadId: string; resourceId: string; suspendedAt: Date; calls: PendingCall[] }[];
+    total: number;
+  }>;
 }

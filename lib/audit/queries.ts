@@ -31,6 +31,7 @@ export interface AuditEntry {
   agentId: string;
   chain: string[];
   runId: string;
+  /** The id people address the call by (qualified for a sub-agent's call), as in the inbox and the chat. */
   toolCallId: string;
   threadId: string;
   requester: string;
@@ -52,7 +53,7 @@ export function auditPageQuery(query: AuditQuery, after: KeysetPosition | null):
   const to = query.to?.toISOString() ?? null;
   return Prisma.sql`
     SELECT d.id, d.created_at AS "createdAt", d.actor_id AS "actorId", d.actor_role AS "actorRole", d.kind, d.approved, d.reason,
-      d.tool_call_id AS "toolCallId", d.fingerprint, d.args, d.edited_args AS "editedArgs", d.edited_fingerprint AS "editedFingerprint",
+      p.root_tool_call_id AS "toolCallId", d.fingerprint, d.args, d.edited_args AS "editedArgs", d.edited_fingerprint AS "editedFingerprint",
       d.resume_data AS "resumeData", p.tool_name AS "toolName", p.agent_id AS "agentId", p.chain, p.root_run_id AS "rootRunId",
       p.thread_id AS "threadId", p.resource_id AS "requester"
     FROM decisions d JOIN pending_tool_calls p ON p.id = d.pending_call_id

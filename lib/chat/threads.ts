@@ -3,7 +3,8 @@ import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
 import type { AgentChunk } from '@/lib/agent/chunks';
 import { prisma } from '@/lib/store/db';
 import { findActiveSegment } from './tail';
-import { toUIChunks, type CountersignDataTypes } from '@/lib/ui-stream/map';
+import { toUIChunks, type ApprovalCardData, type CountersignDataTypes, type SuspendedCardData } from '@/lib/ui-stream/map';
+import type { Prisma } from '@/lib/generated/prisma/client';
 
 export type ChatMessage = UIMessage<unknown, CountersignDataTypes>;
 
@@ -48,7 +49,9 @@ async function toMessage(messageId: string, chunks: UIMessageChunk[]): Promise<C
  * The thread as `useChat` messages, rebuilt from the server's own records: user messages from
  * memory, and assistant messages replayed from the runs' event logs (each `start` chunk names the
  * assistant message its segment streams into), ordered by time with a user message first on a tie.
- * Pending and decided cards come back as they were streamed.
+ * Pending and decided cards come back as they were streamed, except that a card whose call is no
+ * longer pending in the pending-call table shows that decision even before the run logged it (the
+ * table is read after the log, so it is never older than the cards).
  *
  * @returns null when the thread does not exist or is not the resource's (callers answer 404)
  */
@@ -102,5 +105,48 @@ export async function loadThreadUIMessages({ threadId, resourceId }: { threadId:
     const message = await entry.build();
     if (message) out.push(message);
   }
-  return out;
+  const calls = await db.pendingToolCall.findMany({
+    where: { threadId, kind: { in: ['approval', 'suspension'] } },
+    orderBy: { seq: 'asc' },
+  });
+  return withDecisions(out, calls);
+}
+
+type PendingRow = Prisma.PendingToolCallGetPayload<object>;
+
+/**
+ * Shows a card as decided when the newest pending-call row it addresses (top-level run and qualified
+ * call id) was claimed: a decision is committed before its continuation logs `tool-call-resumed`, and
+ * a reload in between must not offer the call again.
+ */
+function withDecisions(messages: ChatMessage[], calls: PendingRow[]): ChatMessage[] {
+  const newest = new Map<string, PendingRow>();
+  for (const call of calls) newest.set(`${call.rootRunId} ${call.rootToolCallId}`, call);
+  return messages.map((message) => ({
+    ...message,
+    parts: message.parts.map((part) => {
+      if ((part.type !== 'data-tool-call-approval' && part.type !== 'data-tool-call-suspended') || part.data.resumed) return part;
+      const row = newest.get(`${part.data.runId} ${part.data.toolCallId}`);
+      if (!row || row.status === 'pending' || !row.decidedBy || !row.decidedAt) return part;
+      const decided = { by: row.decidedBy, at: row.decidedAt.toISOString() };
+      if (part.type === 'data-tool-call-suspended') {
+        const data: SuspendedCardData = { ...part.data, resumed: true, decision: { ...decided, resumeData: row.resumeData ?? undefined } };
+        return { ...part, data };
+      }
+      const approved = row.status !== 'declined';
+      const edited = row.fingerprint !== part.data.fingerprint;
+      const data: ApprovalCardData = {
+        ...part.data,
+        ...(edited ? { args: row.args, fingerprint: row.fingerprint } : {}),
+        resumed: true,
+        decision: {
+          approved,
+          ...(!approved && row.decisionReason ? { reason: row.decisionReason } : {}),
+          ...(edited ? { editedFrom: part.data.args } : {}),
+          ...decided,
+        },
+      };
+      return { ...part, data };
+    }),
+  }));
 }

@@ -14,6 +14,7 @@ import type {
   RunSummary,
   SuspendedRunsQuery,
 } from '@/lib/agent/store';
+import { CALL_ID_SEPARATOR } from '@/lib/agent/call-id';
 import type { Approvers } from '@/lib/agent/tool';
 import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
 
@@ -127,6 +128,10 @@ export const pendingColumns = (alias: string) =>
       .join(', '),
   );
 
+/** A pending row read through `json_agg` (timestamps arrive as text). */
+const pendingFromJson = (call: PendingRow) =>
+  toPendingCall({ ...call, createdAt: new Date(call.createdAt), decidedAt: call.decidedAt && new Date(call.decidedAt) });
+
 /** A run's columns under the names Prisma gives them, for raw statements. */
 const runColumns = (alias: string) =>
   Prisma.raw(
@@ -200,7 +205,7 @@ export class PrismaAgentStore implements AgentStore {
   constructor(private readonly db: PrismaClient) {}
 
   async startRun({ run, title, userMessage, leaseMs }: Parameters<AgentStore['startRun']>[0]) {
-    const rows = await this.db.$queryRaw<{ history: ModelMessage[] }[]>`
+    const rows = await this.db.$queryRaw<{ history: ModelMessage[]; open: PendingRow[]; waiting: { runId: string; state: RunState }[] }[]>`
       WITH input AS (SELECT ${jsonb(run.state)} AS state),
       thread AS (
         INSERT INTO threads (id, resource_id, agent_id, title)
@@ -228,10 +233,19 @@ export class PrismaAgentStore implements AgentStore {
         SELECT ${userMessage?.id ?? null}::text, ${run.threadId}, ${userMessage?.message.role ?? null}::text,
           ${jsonb(userMessage?.message.content)}, run.id
         FROM run WHERE ${userMessage?.id ?? null}::text IS NOT NULL
+      ),
+      -- What still waits on the thread, for the new turn's model and its check for twins (behaviour §5a).
+      open AS (SELECT ${pendingColumns('p')}, p.seq FROM pending_tool_calls p WHERE p.thread_id = ${run.threadId} AND p.status = 'pending'),
+      waiting AS (
+        SELECT r.id AS "runId", r.state, (SELECT min(o.seq) FROM open o WHERE o."rootRunId" = r.id) AS first
+        FROM runs r WHERE r.id IN (SELECT "rootRunId" FROM open) AND r.parent_run_id IS NULL AND r.state IS NOT NULL
       )
-      SELECT history.messages AS history FROM run, history`;
+      SELECT history.messages AS history,
+        (SELECT coalesce(json_agg(o ORDER BY o.seq), '[]') FROM open o) AS open,
+        (SELECT coalesce(json_agg(json_build_object('runId', w."runId", 'state', w.state) ORDER BY w.first), '[]') FROM waiting w) AS waiting
+      FROM run, history`;
     if (rows.length === 0) throw new Error(`Thread ${run.threadId} belongs to another resource`);
-    return { history: rows[0].history };
+    return { history: rows[0].history, open: rows[0].open.map(pendingFromJson), waiting: rows[0].waiting };
   }
 
   async startChildRun({ run, delegation }: { run: RunRecord; delegation: NewPendingCall }) {
@@ -260,15 +274,14 @@ export class PrismaAgentStore implements AgentStore {
     const rows = await this.db.$queryRaw<(Omit<RunSummary, 'status'> & { status: string; calls: PendingRow[] | null })[]>`
       SELECT r.id, r.thread_id AS "threadId", r.resource_id AS "resourceId", r.agent_id AS "agentId",
         r.parent_run_id AS "parentRunId", r.message_id AS "messageId", r.status, r.state IS NOT NULL AS "hasState",
-        (SELECT json_agg(p ORDER BY p."createdAt") FROM (SELECT ${pendingColumns('c')} FROM pending_tool_calls c WHERE c.root_run_id = r.id) p) AS calls
+        (SELECT json_agg(p ORDER BY p.seq) FROM (SELECT ${pendingColumns('c')}, c.seq FROM pending_tool_calls c WHERE c.root_run_id = r.id) p) AS calls
       FROM runs r WHERE r.id = ${rootRunId}`;
     const [row] = rows;
     if (!row) return { run: null, calls: [] };
     const { calls, ...run } = row;
     return {
       run: { ...run, status: run.status as RunStatus },
-      // json_agg gives timestamps as text.
-      calls: (calls ?? []).map((call) => toPendingCall({ ...call, createdAt: new Date(call.createdAt), decidedAt: call.decidedAt && new Date(call.decidedAt) })),
+      calls: (calls ?? []).map(pendingFromJson),
     };
   }
 
@@ -319,7 +332,7 @@ export class PrismaAgentStore implements AgentStore {
   }
 
   async listPendingCalls({ runId }: { runId: string }) {
-    const rows = await this.db.pendingToolCall.findMany({ where: { runId }, orderBy: { createdAt: 'asc' } });
+    const rows = await this.db.pendingToolCall.findMany({ where: { runId }, orderBy: { seq: 'asc' } });
     return rows.map(toPendingCall);
   }
 
@@ -338,7 +351,7 @@ export class PrismaAgentStore implements AgentStore {
   async findOpenPendingCalls({ threadId, resourceId, runId }: { threadId?: string; resourceId?: string; runId?: string }) {
     const rows = await this.db.pendingToolCall.findMany({
       where: { status: 'pending', threadId, resourceId, runId },
-      orderBy: { createdAt: 'asc' },
+      orderBy: { seq: 'asc' },
     });
     return rows.map(toPendingCall);
   }
@@ -355,10 +368,23 @@ export class PrismaAgentStore implements AgentStore {
         SELECT id, message_id FROM runs
         WHERE id = ${input.rootRunId} AND agent_id = ${input.agentId} AND parent_run_id IS NULL AND state IS NOT NULL
       ),
+      -- The rows the id addresses, as callsAddressedBy (lib/agent/call-id.ts): the call with that
+      -- qualified id; else, when no row of the run has it, calls with that own id or below that delegation.
+      exact AS (
+        SELECT p.id FROM pending_tool_calls p JOIN root ON p.root_run_id = root.id
+        WHERE p.kind <> 'delegation' AND p.root_tool_call_id = ${input.toolCallId ?? null}
+      ),
       candidates AS (
         SELECT p.* FROM pending_tool_calls p JOIN root ON p.root_run_id = root.id
         WHERE p.status = 'pending' AND p.kind <> 'delegation'
-          AND (${input.toolCallId ?? null}::text IS NULL OR p.root_tool_call_id = ${input.toolCallId ?? null} OR p.tool_call_id = ${input.toolCallId ?? null})
+          AND (
+            ${input.toolCallId ?? null}::text IS NULL
+            OR p.root_tool_call_id = ${input.toolCallId ?? null}
+            OR (NOT EXISTS (SELECT 1 FROM exact) AND (
+              p.tool_call_id = ${input.toolCallId ?? null}
+              OR starts_with(p.root_tool_call_id, ${input.toolCallId ?? null}::text || ${CALL_ID_SEPARATOR}::text)
+            ))
+          )
           AND (${input.pendingCallId ?? null}::text IS NULL OR p.id = ${input.pendingCallId ?? null})
       ),
       target AS (
@@ -489,37 +515,56 @@ export class PrismaAgentStore implements AgentStore {
     throw new Error(`Run ${rootRunId} kept changing while it was being marked interrupted`);
   }
 
+  /**
+   * Top-level runs with calls waiting on a person, newest first, with their waiting calls (their own
+   * and their sub-agents'), and how many runs match. One statement, so the page and `total` come
+   * from one snapshot: a decision committed before the statement is in neither, one committed after
+   * in both. A run is listed while it has a `pending` row; its status is not consulted (after a
+   * claim the run stays `suspended` until its continuation starts, but the call no longer waits).
+   * `suspendedAt` is when its newest waiting call was raised; fromDate/toDate bound it.
+   */
   async listSuspendedRuns(query: SuspendedRunsQuery) {
-    const where: Prisma.RunWhereInput = {
-      status: 'suspended',
-      parentRunId: null,
-      agentId: query.agentId,
-      threadId: query.threadId,
-      resourceId: query.resourceId,
-      updatedAt: { gte: query.fromDate, lte: query.toDate },
-    };
+    const conditions = [
+      Prisma.sql`p.status = 'pending'`,
+      Prisma.sql`p.kind IN ('approval', 'suspension')`,
+      Prisma.sql`r.parent_run_id IS NULL`,
+      ...(query.agentId !== undefined ? [Prisma.sql`r.agent_id = ${query.agentId}`] : []),
+      ...(query.threadId !== undefined ? [Prisma.sql`r.thread_id = ${query.threadId}`] : []),
+      ...(query.resourceId !== undefined ? [Prisma.sql`r.resource_id = ${query.resourceId}`] : []),
+    ];
+    // Times as ISO 8601 text with their offset (the same instant in any session time zone).
+    const range = [
+      ...(query.fromDate ? [Prisma.sql`suspended_at >= ${query.fromDate.toISOString()}::timestamptz`] : []),
+      ...(query.toDate ? [Prisma.sql`suspended_at <= ${query.toDate.toISOString()}::timestamptz`] : []),
+    ];
     const paginate = query.page !== undefined && query.perPage !== undefined;
-    const [total, rows] = await Promise.all([
-      this.db.run.count({ where }),
-      this.db.run.findMany({
-        where,
-        orderBy: [{ updatedAt: 'desc' }, { id: 'desc' }],
-        ...(paginate ? { skip: query.page! * query.perPage!, take: query.perPage! } : {}),
-      }),
-    ]);
-    // Calls anywhere under each run (its own and its sub-agents'), addressed through the run.
-    const calls = await this.db.pendingToolCall.findMany({
-      where: { rootRunId: { in: rows.map((row) => row.id) }, status: 'pending' },
-      orderBy: { createdAt: 'asc' },
-    });
-    return {
-      total,
-      runs: rows.map((row) => ({
-        run: toRunRecord(row),
-        suspendedAt: row.updatedAt,
-        calls: calls.filter((call) => call.rootRunId === row.id).map(toPendingCall),
-      })),
-    };
+    const rows = await this.db.$queryRaw<(PendingRow & { total: number; suspendedAt: Date | null })[]>`
+      WITH matching AS (
+        SELECT p.root_run_id AS run_id, max(p.created_at) AS suspended_at
+        FROM pending_tool_calls p JOIN runs r ON r.id = p.root_run_id
+        WHERE ${Prisma.join(conditions, ' AND ')}
+        GROUP BY p.root_run_id
+      ), in_range AS (
+        SELECT * FROM matching ${range.length > 0 ? Prisma.sql`WHERE ${Prisma.join(range, ' AND ')}` : Prisma.empty}
+      ), page AS (
+        SELECT * FROM in_range ORDER BY suspended_at DESC, run_id DESC
+        ${paginate ? Prisma.sql`LIMIT ${query.perPage!} OFFSET ${query.page! * query.perPage!}` : Prisma.empty}
+      )
+      SELECT (SELECT count(*) FROM in_range)::int AS total, page.suspended_at AS "suspendedAt", ${pendingColumns('p')}
+      FROM (SELECT 1) AS always_one_row
+      LEFT JOIN (
+        page JOIN pending_tool_calls p
+          ON p.root_run_id = page.run_id AND p.status = 'pending' AND p.kind IN ('approval', 'suspension')
+      ) ON true
+      ORDER BY page.suspended_at DESC, page.run_id DESC, p.seq`;
+    const runs = new Map<string, { runId: string; threadId: string; resourceId: string; suspendedAt: Date; calls: PendingCall[] }>();
+    for (const row of rows) {
+      if (row.id === null || row.suspendedAt === null) continue; // the page is empty: only `total`
+      const run = runs.get(row.rootRunId) ?? { runId: row.rootRunId, threadId: row.threadId, resourceId: row.resourceId, suspendedAt: row.suspendedAt, calls: [] };
+      run.calls.push(toPendingCall(row));
+      runs.set(row.rootRunId, run);
+    }
+    return { total: rows[0]?.total ?? 0, runs: [...runs.values()] };
   }
 }
 

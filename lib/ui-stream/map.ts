@@ -41,7 +41,9 @@ export type CountersignDataTypes = {
 
 /**
  * Maps one runtime chunk to AI SDK UI message stream chunks (what `useChat` reads).
- * Source: SPEC §6. `runId` is the top-level run the decision must be sent to.
+ * Source: SPEC §6. `runId` is the top-level run the decision must be sent to. A card's part id and
+ * `data.toolCallId` are the call's qualified id (see lib/agent/call-id.ts), so every pending call,
+ * at any depth and any number per step, has a card of its own.
  *
  * @returns zero or more UI chunks
  */

@@ -6,6 +6,8 @@ import { z } from 'zod';
  * HTTP clients work unchanged. Source: SPEC §7 "Agents".
  */
 const id = z.string().trim().min(1).max(200);
+/** A tool call id; a sub-agent's call has a qualified id, one level per delegation (see lib/agent/call-id.ts). */
+const toolCallId = z.string().trim().min(1).max(1_000);
 
 const modelMessage = z.object({ role: z.enum(['user', 'assistant', 'system']), content: z.string().max(8_000) });
 
@@ -30,16 +32,16 @@ export const streamBodySchema = z
     return { ...body, threadId, resourceId };
   });
 
-export const approveBodySchema = z.object({ runId: id, toolCallId: id.optional(), fingerprint: z.string().max(128).optional() });
+export const approveBodySchema = z.object({ runId: id, toolCallId: toolCallId.optional(), fingerprint: z.string().max(128).optional() });
 
 export const declineBodySchema = approveBodySchema.extend({ reason: z.string().max(2_000).optional() });
 
-export const resumeBodySchema = z.object({ runId: id, toolCallId: id.optional(), resumeData: z.unknown() });
+export const resumeBodySchema = z.object({ runId: id, toolCallId: toolCallId.optional(), resumeData: z.unknown() });
 
 export const sendToolApprovalBodySchema = z.object({
   threadId: id,
   resourceId: id,
-  toolCallId: id.optional(),
+  toolCallId: toolCallId.optional(),
   approved: z.boolean(),
   reason: z.string().max(2_000).optional(),
   resumeData: z.unknown().optional(),

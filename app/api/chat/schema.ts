@@ -23,14 +23,14 @@ export const chatRequestSchema = z
     decision: z
       .object({
         runId: z.string().min(1).max(100),
-        toolCallId: z.string().min(1).max(200),
+        toolCallId: z.string().min(1).max(1_000),
         approved: z.boolean(),
         reason: z.string().max(2_000).optional(),
         fingerprint: z.string().max(128).optional(),
       })
       .optional(),
     resume: z
-      .object({ runId: z.string().min(1).max(100), toolCallId: z.string().min(1).max(200), resumeData: z.unknown() })
+      .object({ runId: z.string().min(1).max(100), toolCallId: z.string().min(1).max(1_000), resumeData: z.unknown() })
       .optional(),
   })
   .refine((body) => !(body.decision && body.resume), { message: 'Send either a decision or a resume, not both.' });
