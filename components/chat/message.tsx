@@ -5,7 +5,7 @@ import { ApprovalCard } from './approval-card';
 import { QuestionCard } from './question-card';
 import { ToolCallCard } from './tool-call-card';
 import { asToolPart, type ToolPartView } from './tool-status';
-import { isCardPart, type CardAction, type CardPart, type ChatMessage } from './types';
+import { isCardPart, toolPartIdFor, type CardAction, type CardPart, type ChatMessage } from './types';
 import type { People } from '@/components/ui/describe';
 
 export interface MessageViewProps {
@@ -37,12 +37,14 @@ export function MessageView({ message, viewerId, people, streaming, actingOn, bu
   }
 
   const toolIds = new Set(message.parts.flatMap((part) => (asToolPart(part) ? [asToolPart(part)!.toolCallId] : [])));
+  // Cards by the tool part they are drawn with (a sub-agent's cards with their delegation's).
   const cardsById = new Map<string, CardPart[]>();
   for (const part of message.parts) {
     if (!isCardPart(part)) continue;
-    const list = cardsById.get(cardId(part)) ?? [];
+    const key = toolPartIdFor(cardId(part), toolIds) ?? cardId(part);
+    const list = cardsById.get(key) ?? [];
     list.push(part);
-    cardsById.set(cardId(part), list);
+    cardsById.set(key, list);
   }
 
   const renderCard = (card: CardPart, tool: ToolPartView | undefined, key: string) => {
@@ -85,7 +87,7 @@ export function MessageView({ message, viewerId, people, streaming, actingOn, bu
       ];
     }
     // A card whose call has a tool part was drawn with it above.
-    if (isCardPart(part) && !toolIds.has(cardId(part))) return [renderCard(part, undefined, String(index))];
+    if (isCardPart(part) && toolPartIdFor(cardId(part), toolIds) === undefined) return [renderCard(part, undefined, String(index))];
     return [];
   });
 

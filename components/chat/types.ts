@@ -1,6 +1,7 @@
 import type { UIMessage } from 'ai';
 import type { ToolPartView } from './tool-status';
 import type { People } from '@/components/ui/describe';
+import { CALL_ID_SEPARATOR } from '@/lib/agent/call-id';
 import type { ApprovalCardData, CountersignDataTypes, SuspendedCardData } from '@/lib/ui-stream/map';
 
 /** A chat message as `useChat` holds it (same shape the server's `loadThreadUIMessages` returns). */
@@ -48,6 +49,21 @@ function isToolPartOf(part: ChatPart, toolCallId?: string): boolean {
 }
 
 /**
+ * The tool part a card of `toolCallId` belongs with, among a message's tool part ids: the call's
+ * own; or, for a sub-agent's call (`<delegation id>~…~<own id>`), the top-level delegation's, whose
+ * id starts the card's (the longest such, should an id itself contain the separator).
+ * @returns undefined when the message has no tool part for it
+ */
+export function toolPartIdFor(toolCallId: string, toolPartIds: Iterable<string>): string | undefined {
+  let found: string | undefined;
+  for (const id of toolPartIds) {
+    if (id === toolCallId) return id;
+    if (toolCallId.startsWith(`${id}${CALL_ID_SEPARATOR}`) && (found === undefined || id.length > found.length)) found = id;
+  }
+  return found;
+}
+
+/**
  * Marks the tool part of `toolCallId` as answered ('approval-responded'), so that `useChat`'s
  * `sendMessage(undefined, …)` continues the message holding that call rather than the last one
  * (the AI SDK picks the newest assistant message with such a part). Without a tool part for the
@@ -55,13 +71,19 @@ function isToolPartOf(part: ChatPart, toolCallId?: string): boolean {
  */
 export function markResponded(messages: ChatMessage[], toolCallId: string, approved: boolean): ChatMessage[] {
   return messages.map((message) => {
-    if (message.role !== 'assistant' || !message.parts.some((part) => isToolPartOf(part, toolCallId))) return message;
+    if (message.role !== 'assistant') return message;
+    // A sub-agent's card belongs with its top-level delegation's tool part.
+    const partId = toolPartIdFor(
+      toolCallId,
+      message.parts.flatMap((part) => (isToolPartOf(part) && (part as LooseToolPart).toolCallId ? [(part as LooseToolPart).toolCallId!] : [])),
+    );
+    if (partId === undefined) return message;
     return {
       ...message,
       parts: message.parts.map((part) => {
         const loose = part as LooseToolPart;
-        if (!isToolPartOf(part, toolCallId) || loose.state !== 'input-available') return part;
-        return { ...part, state: 'approval-responded', approval: { id: toolCallId, approved } } as unknown as ChatPart;
+        if (!isToolPartOf(part, partId) || loose.state !== 'input-available') return part;
+        return { ...part, state: 'approval-responded', approval: { id: partId, approved } } as unknown as ChatPart;
       }),
     };
   });

@@ -75,14 +75,15 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
     return [...items, ...ghosts].sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
   }, [items, stale]);
 
-  const counts = useMemo(
-    () => ({
-      all: items.length,
-      approval: items.filter((item) => item.kind === 'approval').length,
-      suspension: items.filter((item) => item.kind === 'suspension').length,
-    }),
-    [items],
-  );
+  // Counted on this page (the list is keyset-paged, without a total): "at least" when older pages follow.
+  const counts = useMemo(() => {
+    const atLeast = (n: number) => (nextCursor ? `${n}+` : String(n));
+    return {
+      all: atLeast(items.length),
+      approval: atLeast(items.filter((item) => item.kind === 'approval').length),
+      suspension: atLeast(items.filter((item) => item.kind === 'suspension').length),
+    };
+  }, [items, nextCursor]);
   const visible = useMemo(
     () => all.filter((item) => (kind === 'all' || item.kind === kind) && matches(item, query.trim(), people)),
     [all, kind, query, people],
@@ -220,8 +221,8 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
         <Signature className="size-5 text-primary" aria-hidden />
         <h1 className="flex items-center gap-2 text-sm font-semibold">
           Inbox
-          <span className="rounded-full bg-muted px-2 py-0.5 text-xs font-medium text-muted-foreground" aria-label={`${items.length} waiting`}>
-            {items.length}
+          <span className="rounded-full bg-muted px-2 py-0.5 text-xs font-medium text-muted-foreground" aria-label={`${counts.all} waiting`} data-testid="inbox-count">
+            {counts.all}
           </span>
         </h1>
         <div className="ml-auto hidden sm:block">
