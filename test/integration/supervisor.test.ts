@@ -178,6 +178,20 @@ describe('supervisor delegation', () => {
     expect(await second.db.pendingToolCall.count({ where: { rootRunId: paused.runId, status: 'pending' } })).toBe(0);
   });
 
+  it("the delegation's id, or the sub-agent call's own id, still addresses the one call waiting below it", async () => {
+    const { supervisor } = await seedExample();
+    for (const by of ['delegation', 'leaf'] as const) {
+      const started = await supervisor.stream('find user 12345', { threadId: newThreadId(), resourceId: user.id });
+      const chunks = await collect(started.fullStream);
+      const [delegation] = only(chunks, 'tool-call');
+      const [approval] = only(chunks, 'tool-call-approval');
+      const toolCallId = by === 'delegation' ? delegation.payload.toolCallId : approval.payload.leafToolCallId!;
+      const done = await supervisor.approveToolCallGenerate({ runId: started.runId, toolCallId, actor: user });
+      expect(done.finishReason, by).toBe('stop');
+      expect(done.text, by).toContain('Ada Lovelace');
+    }
+  });
+
   it('generate() keeps a sub-agent approval an approval', async () => {
     const { supervisor } = await seedExample();
     const result = await supervisor.generate('find user 12345', { threadId: newThreadId(), resourceId: user.id });
