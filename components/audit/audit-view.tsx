@@ -1,9 +1,11 @@
 'use client';
 
-import { Download, MessageSquare, ScrollText } from 'lucide-react';
+import { Download, ScrollText } from 'lucide-react';
 import Link from 'next/link';
 import { Fragment, useState } from 'react';
-import { AccountMenu, type Viewer } from '@/components/ui/account-menu';
+import type { Viewer } from '@/components/ui/account-menu';
+import { AppNav } from '@/components/ui/app-nav';
+import { ArgsTable } from '@/components/ui/args-table';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Input } from '@/components/ui/textarea';
@@ -32,131 +34,179 @@ export function AuditView({ entries, nextCursor, filters, people, viewer }: Audi
     <div className="flex min-h-dvh flex-col">
       <header className="flex h-14 shrink-0 items-center gap-2 border-b border-border px-3 md:px-4">
         <ScrollText className="size-5 text-primary" aria-hidden />
-        <h1 className="text-sm font-semibold">Audit</h1>
-        <div className="ml-auto flex items-center gap-1">
-          <Button asChild variant="ghost" size="sm">
-            <Link href="/inbox">Inbox</Link>
-          </Button>
-          <Button asChild variant="ghost" size="sm">
-            <Link href="/">
-              <MessageSquare aria-hidden /> Chat
-            </Link>
-          </Button>
-          <AccountMenu viewer={viewer} compact />
-        </div>
+        <h1 className="min-w-0 flex-1 text-sm font-semibold">Audit</h1>
+        <AppNav viewer={viewer} current="audit" />
       </header>
-      <form method="get" className="flex flex-wrap items-end gap-2 border-b border-border px-3 py-2 md:px-4" aria-label="Filters">
-        <label className="flex flex-col gap-1 text-xs">
-          Actor id
-          <Input name="actorId" defaultValue={filters.actorId} className="w-40" />
-        </label>
-        <label className="flex flex-col gap-1 text-xs">
-          Tool
-          <Input name="toolName" defaultValue={filters.toolName} className="w-40" />
-        </label>
-        <label className="flex flex-col gap-1 text-xs">
-          Outcome
-          <select name="kind" defaultValue={filters.kind} className="h-9 rounded-md border border-border bg-background px-2 text-sm">
-            <option value="">Any</option>
-            <option value="approval">Approved</option>
-            <option value="decline">Declined</option>
-            <option value="resume">Answered</option>
-          </select>
-        </label>
-        <Button type="submit" variant="primary" size="sm">
-          Filter
-        </Button>
-        <Button asChild variant="outline" size="sm" className="ml-auto">
-          <a href={`/api/audit?${new URLSearchParams([...query, ['format', 'csv'], ['limit', '500']])}`} data-testid="audit-csv">
-            <Download aria-hidden /> CSV
-          </a>
-        </Button>
-      </form>
-      {entries.length === 0 ? (
-        <p data-testid="audit-empty" className="p-8 text-center text-sm text-muted-foreground">
-          No decisions match these filters.
-        </p>
-      ) : (
-        <div className="overflow-x-auto">
-          <table className="w-full text-left text-sm">
-            <thead className="border-b border-border text-xs text-muted-foreground">
-              <tr>
-                <th className="px-4 py-2 font-medium">When</th>
-                <th className="px-4 py-2 font-medium">Who</th>
-                <th className="px-4 py-2 font-medium">Tool</th>
-                <th className="px-4 py-2 font-medium">Outcome</th>
-                <th className="px-4 py-2 font-medium">Reason</th>
-                <th className="px-4 py-2 font-medium">Fingerprint</th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-border">
-              {entries.map((entry) => {
-                const { label, tone } = outcome(entry);
-                return (
-                  <Fragment key={entry.id}>
-                    <tr
-                      data-testid="audit-row"
-                      data-kind={entry.kind}
-                      data-tool-call-id={entry.toolCallId}
-                      className="cursor-pointer hover:bg-muted/50"
-                      onClick={() => setOpen(open === entry.id ? null : entry.id)}
-                    >
-                      <td className="px-4 py-2 whitespace-nowrap">
-                        <RelativeTime iso={entry.at} />
-                      </td>
-                      <td className="px-4 py-2 whitespace-nowrap">
-                        {people[entry.actorId] ?? entry.actorId} <span className="text-xs text-muted-foreground">({entry.actorRole})</span>
-                      </td>
-                      <td className="px-4 py-2 font-mono text-xs">{entry.chain.join(' › ') || entry.toolName}</td>
-                      <td className="px-4 py-2">
-                        <Badge tone={tone}>{label}</Badge>
-                      </td>
-                      <td className="max-w-64 truncate px-4 py-2">{entry.reason ?? '—'}</td>
-                      <td className="px-4 py-2 font-mono text-xs" title={entry.fingerprint}>
-                        {entry.fingerprint.slice(0, 12)}
-                      </td>
-                    </tr>
-                    {open === entry.id ? (
-                      <tr>
-                        <td colSpan={6} className="bg-muted/30 px-4 py-3">
-                          <div className="grid gap-3 md:grid-cols-2">
-                            <div>
-                              <p className="text-xs font-medium text-muted-foreground">Arguments the decider saw</p>
-                              <pre className="mt-1 overflow-x-auto rounded bg-background p-2 text-xs">{JSON.stringify(entry.args, null, 2)}</pre>
-                            </div>
-                            <div>
-                              <p className="text-xs font-medium text-muted-foreground">
-                                {entry.editedArgs ? `Edited to (fingerprint ${entry.editedFingerprint?.slice(0, 12)})` : entry.resumeData ? 'Answer' : 'No edits'}
+      <main className="flex min-w-0 flex-1 flex-col">
+        <form method="get" className="grid grid-cols-2 items-end gap-2 border-b border-border px-3 py-2 sm:flex sm:flex-wrap md:px-4" aria-label="Filters">
+          <label className="flex flex-col gap-1 text-xs">
+            Actor id
+            <Input name="actorId" defaultValue={filters.actorId} className="sm:w-40" />
+          </label>
+          <label className="flex flex-col gap-1 text-xs">
+            Tool
+            <Input name="toolName" defaultValue={filters.toolName} className="sm:w-40" />
+          </label>
+          <label className="flex flex-col gap-1 text-xs">
+            Outcome
+            <select name="kind" defaultValue={filters.kind} className="h-9 rounded-md border border-input bg-background px-2 text-sm">
+              <option value="">Any</option>
+              <option value="approval">Approved</option>
+              <option value="decline">Declined</option>
+              <option value="resume">Answered</option>
+            </select>
+          </label>
+          <Button type="submit" variant="primary" size="sm">
+            Filter
+          </Button>
+          <Button asChild variant="outline" size="sm" className="sm:ml-auto">
+            <a href={`/api/audit?${new URLSearchParams([...query, ['format', 'csv'], ['limit', '500']])}`} data-testid="audit-csv">
+              <Download aria-hidden /> CSV
+            </a>
+          </Button>
+        </form>
+        {entries.length === 0 ? (
+          <p data-testid="audit-empty" className="p-8 text-center text-sm text-muted-foreground">
+            No decisions match these filters.
+          </p>
+        ) : (
+          <>
+            <AuditList entries={entries} people={people} />
+            <div className="hidden overflow-x-auto md:block">
+              <table className="w-full text-left text-sm">
+                <thead className="border-b border-border text-xs text-muted-foreground">
+                  <tr>
+                    <th className="px-4 py-2 font-medium">When</th>
+                    <th className="px-4 py-2 font-medium">Who</th>
+                    <th className="px-4 py-2 font-medium">Tool</th>
+                    <th className="px-4 py-2 font-medium">Outcome</th>
+                    <th className="px-4 py-2 font-medium">Reason</th>
+                    <th className="px-4 py-2 font-medium">Fingerprint</th>
+                  </tr>
+                </thead>
+                <tbody className="divide-y divide-border">
+                  {entries.map((entry) => {
+                    const { label, tone } = outcome(entry);
+                    return (
+                      <Fragment key={entry.id}>
+                        <tr
+                          data-testid="audit-row"
+                          data-kind={entry.kind}
+                          data-tool-call-id={entry.toolCallId}
+                          className="cursor-pointer hover:bg-muted/50"
+                          onClick={() => setOpen(open === entry.id ? null : entry.id)}
+                        >
+                          <td className="px-4 py-2 whitespace-nowrap">
+                            <RelativeTime iso={entry.at} />
+                          </td>
+                          <td className="px-4 py-2 whitespace-nowrap">
+                            {people[entry.actorId] ?? entry.actorId} <span className="text-xs text-muted-foreground">({entry.actorRole})</span>
+                          </td>
+                          <td className="px-4 py-2 font-mono text-xs">{entry.chain.join(' › ') || entry.toolName}</td>
+                          <td className="px-4 py-2">
+                            <Badge tone={tone}>{label}</Badge>
+                          </td>
+                          <td className="max-w-64 truncate px-4 py-2">{entry.reason ?? '—'}</td>
+                          <td className="px-4 py-2 font-mono text-xs" title={entry.fingerprint}>
+                            {entry.fingerprint.slice(0, 12)}
+                          </td>
+                        </tr>
+                        {open === entry.id ? (
+                          <tr>
+                            <td colSpan={6} className="bg-muted/30 px-4 py-3">
+                              <div className="grid gap-3 md:grid-cols-2">
+                                <div>
+                                  <p className="text-xs font-medium text-muted-foreground">Arguments the decider saw</p>
+                                  <pre className="mt-1 overflow-x-auto rounded bg-background p-2 text-xs">{JSON.stringify(entry.args, null, 2)}</pre>
+                                </div>
+                                <div>
+                                  <p className="text-xs font-medium text-muted-foreground">
+                                    {entry.editedArgs ? `Edited to (fingerprint ${entry.editedFingerprint?.slice(0, 12)})` : entry.resumeData ? 'Answer' : 'No edits'}
+                                  </p>
+                                  {entry.editedArgs || entry.resumeData ? (
+                                    <pre className="mt-1 overflow-x-auto rounded bg-background p-2 text-xs">
+                                      {JSON.stringify(entry.editedArgs ?? entry.resumeData, null, 2)}
+                                    </pre>
+                                  ) : (
+                                    <p className="mt-1 text-xs text-muted-foreground">Approved or declined as shown.</p>
+                                  )}
+                                </div>
+                              </div>
+                              <p className="mt-2 text-xs text-muted-foreground">
+                                Requested by {people[entry.requester] ?? entry.requester} · run {entry.runId} · call {entry.toolCallId}
                               </p>
-                              {entry.editedArgs || entry.resumeData ? (
-                                <pre className="mt-1 overflow-x-auto rounded bg-background p-2 text-xs">
-                                  {JSON.stringify(entry.editedArgs ?? entry.resumeData, null, 2)}
-                                </pre>
-                              ) : (
-                                <p className="mt-1 text-xs text-muted-foreground">Approved or declined as shown.</p>
-                              )}
-                            </div>
-                          </div>
-                          <p className="mt-2 text-xs text-muted-foreground">
-                            Requested by {people[entry.requester] ?? entry.requester} · run {entry.runId} · call {entry.toolCallId}
-                          </p>
-                        </td>
-                      </tr>
-                    ) : null}
-                  </Fragment>
-                );
-              })}
-            </tbody>
-          </table>
-          {nextCursor ? (
-            <div className="p-4">
-              <Button asChild variant="outline" size="sm">
-                <Link href={`/audit?${new URLSearchParams([...query, ['cursor', nextCursor]])}`}>Older</Link>
-              </Button>
+                            </td>
+                          </tr>
+                        ) : null}
+                      </Fragment>
+                    );
+                  })}
+                </tbody>
+              </table>
             </div>
-          ) : null}
-        </div>
-      )}
+            {nextCursor ? (
+              <div className="p-4">
+                <Button asChild variant="outline" size="sm">
+                  <Link href={`/audit?${new URLSearchParams([...query, ['cursor', nextCursor]])}`}>Older</Link>
+                </Button>
+              </div>
+            ) : null}
+          </>
+        )}
+      </main>
     </div>
+  );
+}
+
+/**
+ * The log below 768 px: one disclosure per decision (tool, outcome, who, when), opening to the
+ * reason, arguments, edits and ids — no sideways scrolling.
+ */
+function AuditList({ entries, people }: { entries: AuditEntry[]; people: Record<string, string> }) {
+  return (
+    <ul className="divide-y divide-border md:hidden" aria-label="Decisions">
+      {entries.map((entry) => {
+        const { label, tone } = outcome(entry);
+        return (
+          <li key={entry.id} data-testid="audit-item" data-kind={entry.kind} data-tool-call-id={entry.toolCallId}>
+            <details className="group">
+              <summary className="flex cursor-pointer list-none flex-col gap-1 px-3 py-3 focus-visible:bg-muted focus-visible:outline-none [&::-webkit-details-marker]:hidden">
+                <span className="flex min-w-0 items-center gap-2">
+                  <span className="min-w-0 truncate font-mono text-sm font-medium">{entry.chain.join(' › ') || entry.toolName}</span>
+                  <Badge tone={tone} className="ml-auto shrink-0">
+                    {label}
+                  </Badge>
+                </span>
+                <span className="flex min-w-0 flex-wrap items-center gap-x-1.5 text-xs text-muted-foreground">
+                  <span className="text-foreground">{people[entry.actorId] ?? entry.actorId}</span>
+                  <span>({entry.actorRole})</span>
+                  <span aria-hidden>·</span>
+                  <RelativeTime iso={entry.at} />
+                </span>
+                {entry.reason ? <span className="line-clamp-2 text-sm break-words">“{entry.reason}”</span> : null}
+              </summary>
+              <div className="flex flex-col gap-3 px-3 pb-3 text-sm">
+                <ArgsTable args={entry.args} label="Arguments the decider saw" />
+                {entry.editedArgs ? (
+                  <div>
+                    <p className="text-xs font-medium text-muted-foreground">Edited to</p>
+                    <ArgsTable args={entry.editedArgs} label="Edited arguments" />
+                  </div>
+                ) : null}
+                {entry.resumeData ? (
+                  <div>
+                    <p className="text-xs font-medium text-muted-foreground">Answer</p>
+                    <ArgsTable args={entry.resumeData} label="Answer" />
+                  </div>
+                ) : null}
+                <p className="text-xs break-all text-muted-foreground">
+                  Requested by {people[entry.requester] ?? entry.requester} · fingerprint {entry.fingerprint.slice(0, 12)} · run {entry.runId}
+                </p>
+              </div>
+            </details>
+          </li>
+        );
+      })}
+    </ul>
   );
 }

@@ -1,7 +1,7 @@
 'use client';
 
 import { Check, Hourglass, LoaderCircle, ShieldCheck, X } from 'lucide-react';
-import { useId, useState } from 'react';
+import { useId, useRef, useState } from 'react';
 import { resultLine, type ToolPartView } from './tool-status';
 import type { CardProps } from './types';
 import type { ApprovalCardData } from '@/lib/ui-stream/map';
@@ -12,6 +12,7 @@ import { cn } from '@/components/ui/cn';
 import { describeToolCall, personName, type People } from '@/components/ui/describe';
 import { Textarea } from '@/components/ui/textarea';
 import { LocalTime } from '@/components/ui/time';
+import { readableErrorText } from '@/components/ui/value-view';
 
 export type ApprovalCardProps = CardProps<ApprovalCardData>;
 
@@ -25,6 +26,8 @@ export function ApprovalCard({ data, tool, viewerId, people, acting, disabled, o
   const [sent, setSent] = useState<'approve' | 'decline' | null>(null);
   const reasonId = useId();
   const titleId = useId();
+  const cardRef = useRef<HTMLElement>(null);
+  const declineRef = useRef<HTMLButtonElement>(null);
 
   const decided = data.resumed === true;
   const approved = decided && data.decision?.approved !== false;
@@ -33,8 +36,16 @@ export function ApprovalCard({ data, tool, viewerId, people, acting, disabled, o
   const chain = data.chain && data.chain.length > 2 ? data.chain.join(' › ') : null;
   const busy = acting || disabled;
 
+  const closeDeclineForm = () => {
+    setDeclining(false);
+    // The form's buttons go away: focus returns to the Decline button that opened it.
+    requestAnimationFrame(() => declineRef.current?.focus());
+  };
+
   const decide = (ok: boolean) => {
     setSent(ok ? 'approve' : 'decline');
+    // The buttons are disabled, then replaced by the outcome: keep focus on the card, not on <body>.
+    cardRef.current?.focus();
     const trimmed = reason.trim();
     onAction({
       type: 'decision',
@@ -48,13 +59,17 @@ export function ApprovalCard({ data, tool, viewerId, people, acting, disabled, o
 
   return (
     <section
+      ref={cardRef}
+      tabIndex={-1}
       aria-labelledby={titleId}
       data-testid="approval-card"
+      data-card-id={data.toolCallId}
+      data-awaiting-you={state === 'pending' && mayDecide ? 'true' : undefined}
       data-tool-name={data.toolName}
       data-state={state}
       data-args={JSON.stringify(data.args)}
       className={cn(
-        'rounded-lg border bg-card p-4 shadow-xs',
+        'scroll-my-4 rounded-lg border bg-card p-4 shadow-xs focus-visible:ring-2 focus-visible:ring-ring focus-visible:outline-none',
         state === 'pending' ? 'border-primary/40 ring-1 ring-primary/10' : 'border-border',
       )}
     >
@@ -89,6 +104,12 @@ export function ApprovalCard({ data, tool, viewerId, people, acting, disabled, o
             data-testid="decline-reason"
             value={reason}
             onChange={(event) => setReason(event.target.value)}
+            onKeyDown={(event) => {
+              if (event.key === 'Escape') {
+                event.preventDefault();
+                closeDeclineForm();
+              }
+            }}
             placeholder="e.g. Not this record — it is still in use"
             maxLength={2000}
             rows={2}
@@ -100,9 +121,10 @@ export function ApprovalCard({ data, tool, viewerId, people, acting, disabled, o
               {acting && sent === 'decline' ? <LoaderCircle className="animate-spin" aria-hidden /> : <X aria-hidden />}
               Decline
             </Button>
-            <Button variant="ghost" size="sm" disabled={busy} onClick={() => setDeclining(false)}>
+            <Button variant="ghost" size="sm" disabled={busy} onClick={closeDeclineForm}>
               Cancel
             </Button>
+            <span className="self-center text-xs text-muted-foreground">Esc cancels</span>
           </div>
         </div>
       ) : (
@@ -111,7 +133,7 @@ export function ApprovalCard({ data, tool, viewerId, people, acting, disabled, o
             {acting && sent === 'approve' ? <LoaderCircle className="animate-spin" aria-hidden /> : <Check aria-hidden />}
             Approve
           </Button>
-          <Button variant="outline" size="sm" data-testid="decline-button" disabled={busy} onClick={() => setDeclining(true)}>
+          <Button ref={declineRef} variant="outline" size="sm" data-testid="decline-button" disabled={busy} onClick={() => setDeclining(true)}>
             <X aria-hidden />
             Decline
           </Button>
@@ -150,7 +172,7 @@ function Outcome({ data, viewerId, people, tool }: { data: ApprovalCardData; vie
       {tool?.state === 'output-available' ? (
         <p className="text-sm text-muted-foreground">Result: {resultLine(tool.output)}</p>
       ) : tool?.state === 'output-error' ? (
-        <p className="text-sm text-destructive">The tool failed: {tool.errorText}</p>
+        <p className="text-sm whitespace-pre-line text-destructive">The tool failed: {readableErrorText(tool.errorText)}</p>
       ) : null}
     </div>
   );

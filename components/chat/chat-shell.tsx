@@ -1,6 +1,6 @@
 'use client';
 
-import { Inbox, Menu, MessageSquarePlus, ScrollText, Signature } from 'lucide-react';
+import { Menu, MessageSquarePlus, Signature } from 'lucide-react';
 import Link from 'next/link';
 import { useState } from 'react';
 import { ChatView } from './chat-view';
@@ -9,7 +9,8 @@ import type { ChatMessage } from './types';
 import { Button } from '@/components/ui/button';
 import type { People } from '@/components/ui/describe';
 import { Sheet } from '@/components/ui/sheet';
-import { AccountMenu, type Viewer } from '@/components/ui/account-menu';
+import type { Viewer } from '@/components/ui/account-menu';
+import { AppNav } from '@/components/ui/app-nav';
 
 export interface ChatAgent {
   id: string;
@@ -52,7 +53,7 @@ export function ChatShell({ threadId, threads, initialMessages, resumeOnMount, a
 
   return (
     <div className="flex h-dvh">
-      <aside className="hidden w-64 shrink-0 flex-col border-r border-border bg-muted/40 md:flex" aria-label="Chats">
+      <aside className="hidden w-72 shrink-0 flex-col border-r border-border bg-sidebar md:flex" aria-label="Chats">
         <div className="flex h-14 items-center gap-2 px-4">
           <Signature className="size-5 text-primary" aria-hidden />
           <span className="font-semibold">Countersign</span>
@@ -60,12 +61,9 @@ export function ChatShell({ threadId, threads, initialMessages, resumeOnMount, a
         <div className="px-3 pb-3">
           <NewChatButton agents={agents} />
         </div>
-        <nav className="min-h-0 flex-1 overflow-y-auto px-2" aria-label="Your chats">
+        <nav className="min-h-0 flex-1 overflow-y-auto px-2 pb-3" aria-label="Your chats">
           <ThreadList threads={threads} activeId={threadId} />
         </nav>
-        <div className="border-t border-border px-3 py-2">
-          <AccountMenu viewer={viewer} />
-        </div>
       </aside>
 
       <main className="flex min-w-0 flex-1 flex-col">
@@ -95,23 +93,7 @@ export function ChatShell({ threadId, threads, initialMessages, resumeOnMount, a
               · {agent.name}
             </span>
           </h1>
-          {viewer.role !== 'user' ? (
-            <Button asChild variant="ghost" size="sm">
-              <Link href="/inbox">
-                <Inbox aria-hidden /> Inbox
-              </Link>
-            </Button>
-          ) : null}
-          {viewer.role === 'admin' ? (
-            <Button asChild variant="ghost" size="sm">
-              <Link href="/audit">
-                <ScrollText aria-hidden /> Audit
-              </Link>
-            </Button>
-          ) : null}
-          <div className="md:hidden">
-            <AccountMenu viewer={viewer} compact />
-          </div>
+          <AppNav viewer={viewer} current="chat" />
         </header>
         <ChatView
           key={threadId}

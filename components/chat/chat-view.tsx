@@ -2,9 +2,9 @@
 
 import { useChat } from '@ai-sdk/react';
 import { DefaultChatTransport } from 'ai';
-import { Hourglass, ShieldCheck } from 'lucide-react';
+import { ArrowDown, ArrowUp, Hourglass, ShieldCheck } from 'lucide-react';
 import { useRouter } from 'next/navigation';
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import { ChatErrorBanner } from './chat-error';
 import { Composer } from './composer';
 import { MessageView } from './message';
@@ -110,7 +110,8 @@ function toFriendly(error: Error, people: People, viewerId: string): FriendlyErr
   if (parsed) return friendlyError(parsed, people, viewerId);
   const text = error.message.trim();
   // An error chunk inside the stream carries a sentence from the server; a failed fetch does not.
-  if (text && !(error instanceof TypeError) && !text.startsWith('<') && text.length < 400) {
+  // Markup or JSON is never shown as it is.
+  if (text && !(error instanceof TypeError) && !/^[<[{]/.test(text) && text.length < 400) {
     return { code: 'STREAM_ERROR', message: text, next: 'Try again, or start a new chat.', issues: [] };
   }
   return friendlyError(null, people, viewerId);
@@ -131,16 +132,25 @@ export function ChatView({ threadId, agentId, resumeOnMount, initialMessages, vi
       }),
     [router, agentId],
   );
+  // The text of the message being sent, until its answer starts streaming.
+  const sending = useRef<string | null>(null);
   const { messages, sendMessage, status, stop, error, clearError, setMessages, resumeStream } = useChat<ChatMessage>({
     id: threadId,
     messages: initialMessages,
     transport,
     // A reload during a continuation re-attaches to it (GET /api/chat/{id}/stream).
     resume: resumeOnMount,
-    // New threads and titles show up in the sidebar.
-    onFinish: () => router.refresh(),
+    onFinish: ({ isError }) => {
+      if (!isError) sending.current = null;
+      // New threads and titles show up in the sidebar.
+      router.refresh();
+    },
   });
   const [draft, setDraft] = useState('');
+  // The text of a message whose request failed before the agent answered: it is back in the
+  // composer, and Retry sends it again.
+  const [unsent, setUnsent] = useState<string | null>(null);
+  const [focusCard, setFocusCard] = useState<string | null>(null);
   const [actingOn, setActingOn] = useState<string | null>(null);
   const [actingMessage, setActingMessage] = useState<string | null>(null);
   const messagesRef = useRef(messages);
@@ -202,12 +212,29 @@ export function ChatView({ threadId, agentId, resumeOnMount, initialMessages, vi
       const trimmed = text.trim();
       if (!trimmed || busy) return;
       clearError();
+      setUnsent(null);
       stickToBottom.current = true;
       setDraft('');
+      sending.current = trimmed;
       void sendMessage({ text: trimmed });
     },
     [busy, clearError, sendMessage],
   );
+
+  // Once the answer streams, the message was accepted. If the request fails before that, the
+  // message never reached the thread: take it out of the list and give the text back.
+  useEffect(() => {
+    if (status === 'streaming') sending.current = null;
+    if (status !== 'error' || sending.current === null) return;
+    const text = sending.current;
+    sending.current = null;
+    setMessages((current) => {
+      const last = current.at(-1);
+      return last?.role === 'user' && last.parts.some((part) => part.type === 'text' && part.text.trim() === text) ? current.slice(0, -1) : current;
+    });
+    setDraft((current) => (current.trim() ? current : text));
+    setUnsent(text);
+  }, [status, setMessages]);
 
   const onAction = useCallback(
     async (action: CardAction) => {
@@ -228,59 +255,150 @@ export function ChatView({ threadId, agentId, resumeOnMount, initialMessages, vi
         setMessages(clearResponded);
         setActingOn(null);
         setActingMessage(null);
+        setFocusCard(action.toolCallId);
       }
     },
     [clearError, sendMessage, setMessages],
   );
+
+  // After a decision or an answer, focus stays on its card (the card took it when the buttons went
+  // away); if the card was rebuilt meanwhile, it is given focus back.
+  useEffect(() => {
+    if (!focusCard) return;
+    setFocusCard(null);
+    const active = document.activeElement;
+    if (active && active !== document.body && active.isConnected) return;
+    scroller.current?.querySelector<HTMLElement>(`[data-card-id="${CSS.escape(focusCard)}"]`)?.focus({ preventScroll: true });
+  }, [focusCard, messages]);
+
+  const waitingForYou = useOutOfViewCards(scroller, messages);
 
   // A decision continues the message holding its card, which need not be the last.
   const streamingId = actingMessage ?? messages.at(-1)?.id;
 
   return (
     <div className="flex min-h-0 flex-1 flex-col">
-      <div
-        ref={scroller}
-        onScroll={(event) => {
-          const el = event.currentTarget;
-          stickToBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 120;
-        }}
-        className="min-h-0 flex-1 overflow-y-auto"
-      >
+      <div className="relative flex min-h-0 flex-1 flex-col">
         <div
-          role="log"
-          aria-live="polite"
-          aria-label="Messages"
-          aria-busy={busy}
-          className="mx-auto flex w-full max-w-3xl flex-col gap-6 px-4 py-6"
+          ref={scroller}
+          onScroll={(event) => {
+            const el = event.currentTarget;
+            stickToBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 120;
+          }}
+          className="min-h-0 flex-1 overflow-y-auto"
         >
-          {messages.length === 0 ? (
-            <EmptyChat onPick={send} />
-          ) : (
-            messages.map((message) => (
-              <MessageView
-                key={message.id}
-                message={message}
-                viewerId={viewerId}
-                people={people}
-                streaming={busy && message.id === streamingId}
-                actingOn={actingOn}
-                busy={busy || !hydrated}
-                onAction={onAction}
-              />
-            ))
-          )}
-          {status === 'submitted' && messages.at(-1)?.role === 'user' ? (
-            <p className="animate-pulse text-sm text-muted-foreground sm:pl-10">Thinking…</p>
-          ) : null}
+          <div
+            role="log"
+            aria-live="polite"
+            aria-label="Messages"
+            aria-busy={busy}
+            className="mx-auto flex w-full max-w-3xl flex-col gap-6 px-4 py-6"
+          >
+            {messages.length === 0 ? (
+              <EmptyChat onPick={send} />
+            ) : (
+              messages.map((message) => (
+                <MessageView
+                  key={message.id}
+                  message={message}
+                  viewerId={viewerId}
+                  people={people}
+                  streaming={busy && message.id === streamingId}
+                  actingOn={actingOn}
+                  busy={busy || !hydrated}
+                  onAction={onAction}
+                />
+              ))
+            )}
+            {status === 'submitted' && messages.at(-1)?.role === 'user' ? (
+              <p className="animate-pulse text-sm text-muted-foreground sm:pl-10">Thinking…</p>
+            ) : null}
+          </div>
         </div>
+        {waitingForYou.count > 0 ? <PendingReminder {...waitingForYou} /> : null}
       </div>
 
       <div className="mx-auto flex w-full max-w-3xl flex-col gap-2 px-4 pt-2 pb-4">
         {reviewerWait ? <ReviewerWait card={reviewerWait} /> : null}
-        {friendly ? <ChatErrorBanner error={friendly} onDismiss={clearError} onRefresh={() => router.refresh()} /> : null}
+        {friendly ? (
+          <ChatErrorBanner
+            error={
+              unsent !== null
+                ? { ...friendly, message: `Your message was not sent. ${friendly.message}`, next: 'It is back in the message box; Retry sends it again.' }
+                : friendly
+            }
+            onDismiss={() => {
+              clearError();
+              setUnsent(null);
+            }}
+            onRefresh={() => router.refresh()}
+            onRetry={unsent !== null ? () => send(draft.trim() ? draft : unsent) : undefined}
+          />
+        ) : null}
         <Composer value={draft} onChange={setDraft} onSend={() => send(draft)} onStop={() => void stop()} busy={busy} />
         <p className="text-center text-xs text-muted-foreground">Sensitive actions wait for approval before they run.</p>
       </div>
+    </div>
+  );
+}
+
+/**
+ * Cards waiting for the viewer (`data-awaiting-you`) that are scrolled out of the message list's
+ * view, watched with an IntersectionObserver on the scroller.
+ * @returns how many, the first of them, and whether it lies above the visible part
+ */
+function useOutOfViewCards(scroller: RefObject<HTMLDivElement | null>, messages: ChatMessage[]) {
+  const [state, setState] = useState<{ count: number; first: string | null; above: boolean }>({ count: 0, first: null, above: false });
+  const key = messages
+    .flatMap((message) => pendingCards(message).map((card) => card.data.toolCallId))
+    .join('|');
+  useEffect(() => {
+    const root = scroller.current;
+    const cards = root ? [...root.querySelectorAll<HTMLElement>('[data-awaiting-you="true"]')] : [];
+    if (!root || cards.length === 0) {
+      setState({ count: 0, first: null, above: false });
+      return;
+    }
+    const out = new Map<Element, boolean>();
+    const observer = new IntersectionObserver(
+      (entries) => {
+        for (const entry of entries) {
+          out.set(entry.target, !entry.isIntersecting);
+        }
+        const hidden = cards.filter((card) => out.get(card));
+        const first = hidden[0];
+        setState({
+          count: hidden.length,
+          first: first?.dataset.cardId ?? null,
+          above: first ? first.getBoundingClientRect().top < root.getBoundingClientRect().top : false,
+        });
+      },
+      { root, threshold: 0.2 },
+    );
+    for (const card of cards) observer.observe(card);
+    return () => observer.disconnect();
+  }, [scroller, key, messages.length]);
+  return state;
+}
+
+/** "1 action waiting for you": sticks to the bottom of the messages and jumps to the first such card. */
+function PendingReminder({ count, first, above }: { count: number; first: string | null; above: boolean }) {
+  const Arrow = above ? ArrowUp : ArrowDown;
+  return (
+    <div className="pointer-events-none absolute inset-x-0 bottom-3 flex justify-center px-4">
+      <button
+        type="button"
+        data-testid="pending-reminder"
+        onClick={() => {
+          const card = first ? document.querySelector<HTMLElement>(`[data-card-id="${CSS.escape(first)}"]`) : null;
+          card?.scrollIntoView({ block: 'center', behavior: 'smooth' });
+          card?.focus({ preventScroll: true });
+        }}
+        className="pointer-events-auto inline-flex items-center gap-2 rounded-full bg-primary px-4 py-2 text-sm font-medium text-primary-foreground shadow-lg hover:bg-primary/90 focus-visible:ring-2 focus-visible:ring-ring focus-visible:ring-offset-2 focus-visible:ring-offset-background focus-visible:outline-none"
+      >
+        <Arrow className="size-4" aria-hidden />
+        {count === 1 ? '1 action waiting for you' : `${count} actions waiting for you`}
+      </button>
     </div>
   );
 }

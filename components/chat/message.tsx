@@ -2,11 +2,13 @@
 
 import { Bot, TriangleAlert } from 'lucide-react';
 import { ApprovalCard } from './approval-card';
+import { Markdown } from './markdown';
 import { QuestionCard } from './question-card';
 import { ToolCallCard } from './tool-call-card';
 import { asToolPart, type ToolPartView } from './tool-status';
 import { isCardPart, toolPartIdFor, type CardAction, type CardPart, type ChatMessage } from './types';
 import type { People } from '@/components/ui/describe';
+import { readableErrorText } from '@/components/ui/value-view';
 
 export interface MessageViewProps {
   message: ChatMessage;
@@ -63,14 +65,18 @@ export function MessageView({ message, viewerId, people, streaming, actingOn, bu
     );
   };
 
+  const lastTextIndex = message.parts.findLastIndex((part) => part.type === 'text');
   const blocks = message.parts.flatMap((part, index) => {
     if (part.type === 'text') {
-      return part.text.trim() ? [<p key={index} className="text-sm leading-relaxed whitespace-pre-wrap">{part.text}</p>] : [];
+      if (!part.text.trim()) return [];
+      const live = streaming && index === lastTextIndex && (part as { state?: string }).state !== 'done';
+      return [<Markdown key={index} text={part.text} streaming={live} />];
     }
     const tool = asToolPart(part);
     if (tool) {
       const cards = cardsById.get(tool.toolCallId);
-      if (cards?.length) return cards.map((card, n) => renderCard(card, tool, `${index}-${n}`));
+      // Keyed by call, so a card keeps its state (and focus) when the message is rebuilt around it.
+      if (cards?.length) return cards.map((card, n) => renderCard(card, tool, `card:${cardId(card)}:${n}`));
       return [<ToolCallCard key={index} part={tool} streaming={streaming} />];
     }
     if (part.type === 'data-run-error') {
@@ -82,12 +88,15 @@ export function MessageView({ message, viewerId, people, streaming, actingOn, bu
           className="flex items-start gap-2 rounded-lg border border-destructive/40 bg-destructive/5 px-3 py-2 text-sm"
         >
           <TriangleAlert className="mt-0.5 size-4 shrink-0 text-destructive" aria-hidden />
-          <span>{part.data.message}</span>
+          <span className="whitespace-pre-line">{readableErrorText(part.data.message)}</span>
         </p>,
       ];
     }
     // A card whose call has a tool part was drawn with it above.
-    if (isCardPart(part) && toolPartIdFor(cardId(part), toolIds) === undefined) return [renderCard(part, undefined, String(index))];
+    if (isCardPart(part) && toolPartIdFor(cardId(part), toolIds) === undefined) {
+      const n = (cardsById.get(cardId(part)) ?? []).indexOf(part);
+      return [renderCard(part, undefined, `card:${cardId(part)}:${Math.max(n, 0)}`)];
+    }
     return [];
   });
 

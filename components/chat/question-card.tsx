@@ -1,7 +1,7 @@
 'use client';
 
 import { MessageCircleQuestionMark } from 'lucide-react';
-import { useId } from 'react';
+import { useId, useRef } from 'react';
 import { resultLine } from './tool-status';
 import type { CardProps } from './types';
 import type { SuspendedCardData } from '@/lib/ui-stream/map';
@@ -12,23 +12,32 @@ import { cn } from '@/components/ui/cn';
 import { personName, questionText } from '@/components/ui/describe';
 import { JsonSchemaForm } from '@/components/ui/json-schema-form';
 import { LocalTime } from '@/components/ui/time';
+import { readableErrorText } from '@/components/ui/value-view';
 
 export type QuestionCardProps = CardProps<SuspendedCardData>;
 
 /** A suspended tool's question with a form generated from its resume schema; afterwards, the answer given. */
 export function QuestionCard({ data, tool, viewerId, people, acting, disabled, onAction }: QuestionCardProps) {
   const titleId = useId();
+  const cardRef = useRef<HTMLElement>(null);
   const answered = data.resumed === true;
   const question = questionText(data.suspendPayload);
   const chain = data.chain && data.chain.length > 2 ? data.chain.join(' › ') : null;
 
   return (
     <section
+      ref={cardRef}
+      tabIndex={-1}
       aria-labelledby={titleId}
       data-testid="question-card"
+      data-card-id={data.toolCallId}
+      data-awaiting-you={answered ? undefined : 'true'}
       data-tool-name={data.toolName}
       data-state={answered ? 'answered' : 'pending'}
-      className={cn('rounded-lg border bg-card p-4 shadow-xs', answered ? 'border-border' : 'border-primary/40 ring-1 ring-primary/10')}
+      className={cn(
+        'scroll-my-4 rounded-lg border bg-card p-4 shadow-xs focus-visible:ring-2 focus-visible:ring-ring focus-visible:outline-none',
+        answered ? 'border-border' : 'border-primary/40 ring-1 ring-primary/10',
+      )}
     >
       <header className="flex flex-wrap items-center gap-x-2 gap-y-1">
         <MessageCircleQuestionMark className="size-4 text-primary" aria-hidden />
@@ -67,7 +76,7 @@ export function QuestionCard({ data, tool, viewerId, people, acting, disabled, o
           {tool?.state === 'output-available' ? (
             <p className="text-sm text-muted-foreground">Result: {resultLine(tool.output)}</p>
           ) : tool?.state === 'output-error' ? (
-            <p className="text-sm text-destructive">The tool failed: {tool.errorText}</p>
+            <p className="text-sm whitespace-pre-line text-destructive">The tool failed: {readableErrorText(tool.errorText)}</p>
           ) : null}
         </div>
       ) : (
@@ -78,7 +87,11 @@ export function QuestionCard({ data, tool, viewerId, people, acting, disabled, o
             submitTestId="question-submit"
             submitLabel="Submit answer"
             busy={acting || disabled}
-            onSubmit={(resumeData) => onAction({ type: 'resume', runId: data.runId, toolCallId: data.toolCallId, resumeData })}
+            onSubmit={(resumeData) => {
+              // The form gives way to the answer: keep focus on the card.
+              cardRef.current?.focus();
+              onAction({ type: 'resume', runId: data.runId, toolCallId: data.toolCallId, resumeData });
+            }}
           />
         </div>
       )}

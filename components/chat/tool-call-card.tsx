@@ -2,6 +2,7 @@ import { Wrench } from 'lucide-react';
 import { resultLine, toolNameOf, ToolStatusBadge, type ToolPartView } from './tool-status';
 import { ArgsTable } from '@/components/ui/args-table';
 import { describeToolCall } from '@/components/ui/describe';
+import { readableErrorText, ValueView } from '@/components/ui/value-view';
 
 /** A tool call that needed nobody: name, what it does, status, and arguments/result on demand. */
 export function ToolCallCard({ part, streaming }: { part: ToolPartView; streaming: boolean }) {
@@ -15,15 +16,24 @@ export function ToolCallCard({ part, streaming }: { part: ToolPartView; streamin
         <span className="min-w-0 flex-1 truncate text-xs text-muted-foreground">{describeToolCall(name, part.input)}</span>
       </div>
       {part.state === 'output-available' ? (
-        <p className="mt-1 text-xs text-muted-foreground">{resultLine(part.output)}</p>
+        <p data-testid="tool-result" className="mt-1 text-xs text-muted-foreground">
+          {resultLine(part.output)}
+        </p>
       ) : part.state === 'output-error' ? (
-        <p className="mt-1 text-xs text-destructive">{part.errorText}</p>
+        <p data-testid="tool-error" className="mt-1 text-xs whitespace-pre-line text-destructive">
+          {readableErrorText(part.errorText)}
+        </p>
       ) : null}
       <details className="mt-1">
-        <summary className="cursor-pointer text-xs text-muted-foreground hover:text-foreground">Details</summary>
+        <summary className="cursor-pointer rounded text-xs text-muted-foreground hover:text-foreground focus-visible:ring-2 focus-visible:ring-ring focus-visible:outline-none">
+          Details
+        </summary>
         <ArgsTable args={part.input} className="mt-1" />
         {part.state === 'output-available' ? (
-          <pre className="mt-2 max-h-48 overflow-auto rounded-md bg-muted p-2 font-mono text-xs">{JSON.stringify(part.output, null, 2)}</pre>
+          <div className="mt-2 rounded-md bg-muted p-2 text-xs" data-testid="tool-result-details">
+            <p className="mb-1 font-medium">Result</p>
+            <ValueView value={part.output} />
+          </div>
         ) : null}
       </details>
     </div>

@@ -1,7 +1,7 @@
 import { CircleCheck, CircleX, Hourglass, LoaderCircle, TriangleExclamationPoint } from 'lucide-react';
 import type { ChatPart } from './types';
 import { Badge } from '@/components/ui/badge';
-import { formatValue } from '@/components/ui/describe';
+import { summarizeValue } from '@/components/ui/value-view';
 
 /** The standard AI SDK tool part (`tool-<name>`), narrowed to what the cards read. */
 export interface ToolPartView {
@@ -23,13 +23,12 @@ export function toolNameOf(part: ToolPartView): string {
   return part.type === 'dynamic-tool' ? (dynamic.toolName ?? 'tool') : part.type.slice('tool-'.length);
 }
 
-/** What a finished call returned, in a line: the result's `message` when it has one. */
+/** What a finished call returned, in a line: the result's `message` when it has one, else a readable summary (never JSON). */
 export function resultLine(output: unknown): string {
   if (output && typeof output === 'object' && typeof (output as { message?: unknown }).message === 'string') {
     return (output as { message: string }).message;
   }
-  const text = formatValue(output);
-  return text.length > 160 ? `${text.slice(0, 159)}…` : text;
+  return summarizeValue(output);
 }
 
 /** A small status pill for a tool part: running, done, failed, declined. */

@@ -1,6 +1,6 @@
 'use client';
 
-import { Inbox as InboxIcon, MessageSquare, Search, Signature } from 'lucide-react';
+import { Inbox as InboxIcon, Search, Signature } from 'lucide-react';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
@@ -15,7 +15,8 @@ import { cn } from '@/components/ui/cn';
 import { describeToolCall, personName, summarizeArgs, type People } from '@/components/ui/describe';
 import { Input } from '@/components/ui/textarea';
 import { useHydrated } from '@/components/ui/use-hydrated';
-import { AccountMenu, type Viewer } from '@/components/ui/account-menu';
+import type { Viewer } from '@/components/ui/account-menu';
+import { AppNav } from '@/components/ui/app-nav';
 
 export interface InboxViewProps {
   items: InboxItem[];
@@ -219,183 +220,178 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
     <div className="flex h-dvh flex-col">
       <header className="flex h-14 shrink-0 items-center gap-2 border-b border-border px-3 md:px-4">
         <Signature className="size-5 text-primary" aria-hidden />
-        <h1 className="flex items-center gap-2 text-sm font-semibold">
+        <h1 className="flex min-w-0 flex-1 items-center gap-2 text-sm font-semibold">
           Inbox
           <span className="rounded-full bg-muted px-2 py-0.5 text-xs font-medium text-muted-foreground" aria-label={`${counts.all} waiting`} data-testid="inbox-count">
             {counts.all}
           </span>
         </h1>
-        <div className="ml-auto hidden sm:block">
-          <AccountMenu viewer={viewer} />
-        </div>
-        <Button asChild variant="ghost" size="sm" className="ml-auto sm:ml-0">
-          <Link href="/">
-            <MessageSquare aria-hidden /> Chat
-          </Link>
-        </Button>
+        <AppNav viewer={viewer} current="inbox" />
       </header>
 
-      <div className="flex shrink-0 flex-wrap items-center gap-2 border-b border-border px-3 py-2 md:px-4">
-        <div role="group" aria-label="Show" className="flex rounded-md border border-border p-0.5">
-          {filters.map((filter) => (
-            <button
-              key={filter.key}
-              type="button"
-              aria-pressed={kind === filter.key}
-              onClick={() => setKind(filter.key)}
-              className={cn(
-                'rounded px-2.5 py-1 text-sm focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring',
-                kind === filter.key ? 'bg-muted font-medium' : 'text-muted-foreground hover:text-foreground',
-              )}
-            >
-              {filter.label} <span className="text-xs text-muted-foreground">{counts[filter.key]}</span>
-            </button>
-          ))}
+      <main className="flex min-h-0 flex-1 flex-col">
+        <div className="flex shrink-0 flex-wrap items-center gap-2 border-b border-border px-3 py-2 md:px-4">
+          <div role="group" aria-label="Show" className="flex rounded-md border border-border p-0.5">
+            {filters.map((filter) => (
+              <button
+                key={filter.key}
+                type="button"
+                aria-pressed={kind === filter.key}
+                onClick={() => setKind(filter.key)}
+                className={cn(
+                  'rounded px-2.5 py-1 text-sm focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring',
+                  kind === filter.key ? 'bg-muted font-medium' : 'text-muted-foreground hover:text-foreground',
+                )}
+              >
+                {filter.label} <span className="text-xs text-muted-foreground">{counts[filter.key]}</span>
+              </button>
+            ))}
+          </div>
+          <nav aria-label="Lists" className="flex rounded-md border border-border p-0.5 text-sm">
+            {(
+              [
+                ['pending', 'Waiting', '/inbox'],
+                ['unknown', 'Outcome unknown', '/inbox?status=unknown'],
+              ] as const
+            ).map(([key, label, href]) => (
+              <Link
+                key={key}
+                href={href}
+                aria-current={status === key ? 'page' : undefined}
+                data-testid={`inbox-list-${key}`}
+                className={cn(
+                  'rounded px-2.5 py-1 focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring',
+                  status === key ? 'bg-muted font-medium' : 'text-muted-foreground hover:text-foreground',
+                )}
+              >
+                {label}
+              </Link>
+            ))}
+          </nav>
+          <div className="relative min-w-40 flex-1 sm:max-w-xs">
+            <Search className="pointer-events-none absolute top-1/2 left-2.5 size-4 -translate-y-1/2 text-muted-foreground" aria-hidden />
+            <label htmlFor="inbox-search" className="sr-only">
+              Search tool, agent, requester or arguments
+            </label>
+            <Input
+              id="inbox-search"
+              ref={searchRef}
+              type="search"
+              value={query}
+              onChange={(event) => setQuery(event.target.value)}
+              onKeyDown={(event) => {
+                if (event.key === 'Escape') event.currentTarget.blur();
+              }}
+              placeholder="Search  ( / )"
+              className="pl-8"
+            />
+          </div>
         </div>
-        <nav aria-label="Lists" className="flex rounded-md border border-border p-0.5 text-sm">
-          {(
-            [
-              ['pending', 'Waiting', '/inbox'],
-              ['unknown', 'Outcome unknown', '/inbox?status=unknown'],
-            ] as const
-          ).map(([key, label, href]) => (
-            <Link
-              key={key}
-              href={href}
-              aria-current={status === key ? 'page' : undefined}
-              data-testid={`inbox-list-${key}`}
-              className={cn(
-                'rounded px-2.5 py-1 focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring',
-                status === key ? 'bg-muted font-medium' : 'text-muted-foreground hover:text-foreground',
-              )}
-            >
-              {label}
-            </Link>
-          ))}
-        </nav>
-        <div className="relative min-w-40 flex-1 sm:max-w-xs">
-          <Search className="pointer-events-none absolute top-1/2 left-2.5 size-4 -translate-y-1/2 text-muted-foreground" aria-hidden />
-          <label htmlFor="inbox-search" className="sr-only">
-            Search tool, agent, requester or arguments
-          </label>
-          <Input
-            id="inbox-search"
-            ref={searchRef}
-            type="search"
-            value={query}
-            onChange={(event) => setQuery(event.target.value)}
-            onKeyDown={(event) => {
-              if (event.key === 'Escape') event.currentTarget.blur();
-            }}
-            placeholder="Search  ( / )"
-            className="pl-8"
-          />
-        </div>
-      </div>
 
-      {items.length === 0 && all.length === 0 ? (
-        <div data-testid="inbox-empty" className="flex flex-1 flex-col items-center justify-center gap-2 p-8 text-center">
-          <div className="flex size-12 items-center justify-center rounded-full bg-primary/10 text-primary">
-            <InboxIcon className="size-6" aria-hidden />
+        {items.length === 0 && all.length === 0 ? (
+          <div data-testid="inbox-empty" className="flex flex-1 flex-col items-center justify-center gap-2 p-8 text-center">
+            <div className="flex size-12 items-center justify-center rounded-full bg-primary/10 text-primary">
+              <InboxIcon className="size-6" aria-hidden />
+            </div>
+            <p className="text-lg font-semibold">{status === 'unknown' ? 'No call with an unknown outcome' : 'Nothing waiting — nice'}</p>
+            <p className="max-w-sm text-sm text-muted-foreground">New approvals and questions from agents show up here by themselves.</p>
           </div>
-          <p className="text-lg font-semibold">{status === 'unknown' ? 'No call with an unknown outcome' : 'Nothing waiting — nice'}</p>
-          <p className="max-w-sm text-sm text-muted-foreground">New approvals and questions from agents show up here by themselves.</p>
-        </div>
-      ) : (
-        // The detail pane is positioned against this box, outside the list's scroller, so it stays put while the list scrolls.
-        // Rows ignore the pointer until hydrated: an earlier click would do nothing (and test drivers wait).
-        <div className={cn('relative flex min-h-0 flex-1', !hydrated && 'pointer-events-none')}>
-          <div className="min-h-0 w-full overflow-y-auto lg:w-[26rem] lg:shrink-0 lg:border-r lg:border-border">
-            {visible.length === 0 ? (
-              <p className="p-6 text-sm text-muted-foreground">No calls match these filters.</p>
-            ) : (
-              <ul aria-label="Pending calls" className="divide-y divide-border">
-                {visible.map((item) => {
-                  const isSelected = selected?.id === item.id;
-                  const isStale = Boolean(stale[item.id]);
-                  return (
-                    <li
-                      key={item.id}
-                      data-testid="inbox-row"
-                      data-tool-name={item.toolName}
-                      data-tool-call-id={item.toolCallId}
-                      data-run-id={item.runId}
-                      data-kind={item.kind}
-                      data-selected={isSelected || undefined}
+        ) : (
+          // The detail pane is positioned against this box, outside the list's scroller, so it stays put while the list scrolls.
+          // Rows ignore the pointer until hydrated: an earlier click would do nothing (and test drivers wait).
+          <div className={cn('relative flex min-h-0 flex-1', !hydrated && 'pointer-events-none')}>
+            <div className="min-h-0 w-full overflow-y-auto lg:w-[26rem] lg:shrink-0 lg:border-r lg:border-border">
+              {visible.length === 0 ? (
+                <p className="p-6 text-sm text-muted-foreground">No calls match these filters.</p>
+              ) : (
+                <ul aria-label="Pending calls" className="divide-y divide-border">
+                  {visible.map((item) => {
+                    const isSelected = selected?.id === item.id;
+                    const isStale = Boolean(stale[item.id]);
+                    return (
+                      <li
+                        key={item.id}
+                        data-testid="inbox-row"
+                        data-tool-name={item.toolName}
+                        data-tool-call-id={item.toolCallId}
+                        data-run-id={item.runId}
+                        data-kind={item.kind}
+                        data-selected={isSelected || undefined}
+                      >
+                        <InboxRowButton
+                          item={item}
+                          people={people}
+                          selected={isSelected}
+                          stale={isStale}
+                          onSelect={() => select(item.id)}
+                          buttonRef={(el) => {
+                            if (el) rowRefs.current.set(item.id, el);
+                            else rowRefs.current.delete(item.id);
+                          }}
+                        />
+                        {isSelected && item.status === 'unknown' ? (
+                          <div className="border-t border-border bg-muted/20 p-4 text-sm lg:absolute lg:inset-y-0 lg:right-0 lg:left-[26rem] lg:overflow-y-auto lg:border-t-0 lg:bg-background">
+                            <h2 className="font-semibold">{describeToolCall(item.toolName, item.args)}</h2>
+                            <p className="mt-2 text-muted-foreground">
+                              The server stopped while this call was running, so whether it finished is unknown. It was not retried
+                              and never will be automatically: check the system it acts on before asking the agent again.
+                            </p>
+                            <pre className="mt-3 overflow-x-auto rounded-md bg-muted p-3 font-mono text-xs">{JSON.stringify(item.args, null, 2)}</pre>
+                          </div>
+                        ) : isSelected ? (
+                          <div className="border-t border-border bg-muted/20 lg:absolute lg:inset-y-0 lg:right-0 lg:left-[26rem] lg:overflow-y-auto lg:border-t-0 lg:bg-background">
+                            <InboxDetail
+                              item={item}
+                              people={people}
+                              acting={acting?.id === item.id ? acting.type : null}
+                              error={errors[item.id] ?? null}
+                              stale={isStale}
+                              mode={mode?.id === item.id ? mode.mode : 'idle'}
+                              onModeChange={(next) => setMode(next === 'idle' ? null : { id: item.id, mode: next })}
+                              reason={reasons[item.id] ?? ''}
+                              onReasonChange={(reason) => setReasons((current) => ({ ...current, [item.id]: reason }))}
+                              onAction={(action) => void act(item, action)}
+                              onDismissError={() => setErrors(({ [item.id]: _gone, ...rest }) => rest)}
+                              onRefresh={() => {
+                                setStale(({ [item.id]: _gone, ...rest }) => rest);
+                                setErrors(({ [item.id]: _gone, ...rest }) => rest);
+                                router.refresh();
+                              }}
+                            />
+                          </div>
+                        ) : null}
+                      </li>
+                    );
+                  })}
+                </ul>
+              )}
+              {nextCursor || olderPage ? (
+                <nav aria-label="Pages" className="flex gap-2 border-t border-border p-3 text-sm">
+                  {olderPage ? (
+                    <Link href={status === 'unknown' ? '/inbox?status=unknown' : '/inbox'} className="text-primary hover:underline">
+                      ← Newest
+                    </Link>
+                  ) : null}
+                  {nextCursor ? (
+                    <Link
+                      href={`/inbox?${new URLSearchParams({ ...(status === 'unknown' ? { status } : {}), cursor: nextCursor })}`}
+                      className="ml-auto text-primary hover:underline"
+                      data-testid="inbox-older"
                     >
-                      <InboxRowButton
-                        item={item}
-                        people={people}
-                        selected={isSelected}
-                        stale={isStale}
-                        onSelect={() => select(item.id)}
-                        buttonRef={(el) => {
-                          if (el) rowRefs.current.set(item.id, el);
-                          else rowRefs.current.delete(item.id);
-                        }}
-                      />
-                      {isSelected && item.status === 'unknown' ? (
-                        <div className="border-t border-border bg-muted/20 p-4 text-sm lg:absolute lg:inset-y-0 lg:right-0 lg:left-[26rem] lg:overflow-y-auto lg:border-t-0 lg:bg-background">
-                          <h2 className="font-semibold">{describeToolCall(item.toolName, item.args)}</h2>
-                          <p className="mt-2 text-muted-foreground">
-                            The server stopped while this call was running, so whether it finished is unknown. It was not retried
-                            and never will be automatically: check the system it acts on before asking the agent again.
-                          </p>
-                          <pre className="mt-3 overflow-x-auto rounded-md bg-muted p-3 font-mono text-xs">{JSON.stringify(item.args, null, 2)}</pre>
-                        </div>
-                      ) : isSelected ? (
-                        <div className="border-t border-border bg-muted/20 lg:absolute lg:inset-y-0 lg:right-0 lg:left-[26rem] lg:overflow-y-auto lg:border-t-0 lg:bg-background">
-                          <InboxDetail
-                            item={item}
-                            people={people}
-                            acting={acting?.id === item.id ? acting.type : null}
-                            error={errors[item.id] ?? null}
-                            stale={isStale}
-                            mode={mode?.id === item.id ? mode.mode : 'idle'}
-                            onModeChange={(next) => setMode(next === 'idle' ? null : { id: item.id, mode: next })}
-                            reason={reasons[item.id] ?? ''}
-                            onReasonChange={(reason) => setReasons((current) => ({ ...current, [item.id]: reason }))}
-                            onAction={(action) => void act(item, action)}
-                            onDismissError={() => setErrors(({ [item.id]: _gone, ...rest }) => rest)}
-                            onRefresh={() => {
-                              setStale(({ [item.id]: _gone, ...rest }) => rest);
-                              setErrors(({ [item.id]: _gone, ...rest }) => rest);
-                              router.refresh();
-                            }}
-                          />
-                        </div>
-                      ) : null}
-                    </li>
-                  );
-                })}
-              </ul>
+                      Older calls →
+                    </Link>
+                  ) : null}
+                </nav>
+              ) : null}
+            </div>
+            {selected ? null : (
+              <p className="absolute inset-y-0 right-0 left-[26rem] hidden items-center justify-center text-sm text-muted-foreground lg:flex">
+                Select a call to see its details.
+              </p>
             )}
-            {nextCursor || olderPage ? (
-              <nav aria-label="Pages" className="flex gap-2 border-t border-border p-3 text-sm">
-                {olderPage ? (
-                  <Link href={status === 'unknown' ? '/inbox?status=unknown' : '/inbox'} className="text-primary hover:underline">
-                    ← Newest
-                  </Link>
-                ) : null}
-                {nextCursor ? (
-                  <Link
-                    href={`/inbox?${new URLSearchParams({ ...(status === 'unknown' ? { status } : {}), cursor: nextCursor })}`}
-                    className="ml-auto text-primary hover:underline"
-                    data-testid="inbox-older"
-                  >
-                    Older calls →
-                  </Link>
-                ) : null}
-              </nav>
-            ) : null}
           </div>
-          {selected ? null : (
-            <p className="absolute inset-y-0 right-0 left-[26rem] hidden items-center justify-center text-sm text-muted-foreground lg:flex">
-              Select a call to see its details.
-            </p>
-          )}
-        </div>
-      )}
+        )}
+      </main>
     </div>
   );
 }

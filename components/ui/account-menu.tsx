@@ -14,22 +14,22 @@ export interface Viewer {
 
 const ROLE_LABEL: Record<Viewer['role'], string> = { user: 'User', reviewer: 'Reviewer', admin: 'Admin' };
 
-/** Who is signed in, and Sign out. */
-export function AccountMenu({ viewer, compact = false }: { viewer: Viewer; compact?: boolean }) {
+/** Who is signed in (from 768 px up), and Sign out (an icon button with its name below 640 px). */
+export function AccountMenu({ viewer }: { viewer: Viewer }) {
   const router = useRouter();
   const [leaving, setLeaving] = useState(false);
   return (
     <div className="flex items-center gap-2 text-xs text-muted-foreground">
-      {compact ? null : (
-        <span data-testid="signed-in-as">
-          Signed in as <span className="font-medium text-foreground">{viewer.name}</span> · {ROLE_LABEL[viewer.role]}
-        </span>
-      )}
+      <span data-testid="signed-in-as" className="hidden whitespace-nowrap md:inline">
+        Signed in as <span className="font-medium text-foreground">{viewer.name}</span> · {ROLE_LABEL[viewer.role]}
+      </span>
       <Button
         variant="ghost"
         size="sm"
+        className="px-2 sm:px-3"
         data-testid="sign-out"
         disabled={leaving}
+        title={`Sign out ${viewer.name}`}
         onClick={async () => {
           setLeaving(true);
           await authClient.signOut();
@@ -37,7 +37,8 @@ export function AccountMenu({ viewer, compact = false }: { viewer: Viewer; compa
           router.refresh();
         }}
       >
-        <LogOut aria-hidden /> Sign out
+        <LogOut aria-hidden />
+        <span className="sr-only sm:not-sr-only">Sign out</span>
       </Button>
     </div>
   );

@@ -93,6 +93,10 @@ export function friendlyError(error: ApiErrorBody | null, people: People, viewer
       return { code: error.code, message: error.message, next: 'Edit your message and send it again.', issues };
     case 'RATE_LIMITED':
       return { code: error.code, message: error.message, next: 'Wait a moment, then try again.', issues };
+    case 'THREAD_HAS_PENDING_CALLS':
+      return { code: error.code, message: error.message, next: 'The chat stays until then.', issues };
+    case 'THREAD_BUSY':
+      return { code: error.code, message: error.message, next: 'Try again once the reply has finished.', issues };
     case 'INTERNAL':
       return { code: error.code, message: 'Something went wrong on our side.', next: 'Try again in a moment.', issues };
     default:

@@ -13,7 +13,7 @@ const buttonVariants = cva(
         primary: 'bg-primary text-primary-foreground shadow-sm hover:bg-primary/90',
         outline: 'border border-border bg-background shadow-xs hover:bg-muted',
         ghost: 'hover:bg-muted',
-        destructive: 'bg-destructive text-white shadow-sm hover:bg-destructive/90',
+        destructive: 'bg-destructive text-destructive-foreground shadow-sm hover:bg-destructive/90',
         link: 'h-auto px-0 text-primary underline-offset-4 hover:underline',
       },
       size: {

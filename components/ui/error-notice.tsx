@@ -1,21 +1,24 @@
 'use client';
 
-import { RefreshCw, TriangleExclamationPoint, X } from 'lucide-react';
+import { RefreshCw, RotateCcw, TriangleExclamationPoint, X } from 'lucide-react';
 import { Button } from './button';
 import type { FriendlyError } from './api-error';
 
 /**
  * A refused or failed request as a sentence with a next step (chat and inbox alike), with
- * Refresh when fresh data would resolve it, else Dismiss.
+ * Retry when sending again is the way forward, Refresh when fresh data would resolve it, and Dismiss.
  */
 export function ErrorNotice({
   error,
   testId,
+  onRetry,
   onRefresh,
   onDismiss,
 }: {
   error: FriendlyError;
   testId: string;
+  /** Shown (instead of nothing) when sending the same request again is the way forward. */
+  onRetry?: () => void;
   /** Shown (instead of nothing) when refreshing is the way forward. */
   onRefresh?: () => void;
   onDismiss?: () => void;
@@ -39,6 +42,11 @@ export function ErrorNotice({
         ) : null}
         <p className="text-muted-foreground">{error.next}</p>
       </div>
+      {onRetry ? (
+        <Button size="sm" variant="outline" data-testid={`${testId}-retry`} onClick={onRetry}>
+          <RotateCcw aria-hidden /> Retry
+        </Button>
+      ) : null}
       {onRefresh ? (
         <Button size="sm" variant="outline" onClick={onRefresh}>
           <RefreshCw aria-hidden /> Refresh

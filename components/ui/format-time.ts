@@ -20,3 +20,11 @@ export function formatAgo(iso: string, nowMs: number = Date.now()): string {
   if (nowMs - date.getTime() < 5_000) return 'just now';
   return formatDistanceStrict(date, new Date(nowMs), { addSuffix: true });
 }
+
+/** A short date for lists: "14:02" today, "3 Dec" this year, "3 Dec 2025" before. */
+export function formatShortDate(iso: string, nowMs: number = Date.now()): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return '';
+  if (isToday(date)) return format(date, 'HH:mm');
+  return date.getFullYear() === new Date(nowMs).getFullYear() ? format(date, 'd MMM') : format(date, 'd MMM yyyy');
+}

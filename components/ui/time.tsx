@@ -1,7 +1,7 @@
 'use client';
 
 import { useSyncExternalStore } from 'react';
-import { formatAgo, formatClock, formatExact } from './format-time';
+import { formatAgo, formatClock, formatExact, formatShortDate } from './format-time';
 import { useHydrated } from './use-hydrated';
 
 // One shared clock for every relative time on the page, ticking every 15 s.
@@ -45,6 +45,16 @@ export function RelativeTime({ iso, className }: { iso: string; className?: stri
   return (
     <time dateTime={iso} title={nowMs === null ? undefined : formatExact(iso)} className={className}>
       {nowMs === null ? '' : formatAgo(iso, nowMs)}
+    </time>
+  );
+}
+
+/** A short date for lists ("14:02" today, "3 Dec" otherwise), exact time on hover. */
+export function ShortDate({ iso, className }: { iso: string; className?: string }) {
+  const hydrated = useHydrated();
+  return (
+    <time dateTime={iso} title={hydrated ? formatExact(iso) : undefined} className={className}>
+      {hydrated ? formatShortDate(iso) : ''}
     </time>
   );
 }

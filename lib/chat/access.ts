@@ -26,14 +26,28 @@ export async function assertRunAccess(
 }
 
 /**
- * Who a run started through the agents API belongs to: an end user acts only as themself;
- * reviewers and admins may act for any resource. A thread stays with the resource that started it.
- * @throws ApiError 403 FORBIDDEN (a user naming someone else), 404 NOT_FOUND (someone else's thread)
+ * Who a thread's requests act for: an end user acts only as themself; reviewers and admins may act
+ * for any resource (agents API). A thread stays with the resource that started it, and a deleted
+ * thread is closed to everyone. Someone else's or a deleted thread answers like an unknown one.
+ * A thread that does not exist yet passes (the first message creates it).
+ *
+ * @returns the thread's owner and title, or null when it does not exist yet
+ * @throws ApiError 403 FORBIDDEN (a user naming someone else), 404 NOT_FOUND (someone else's or a deleted thread)
  */
-export async function assertThreadAccess(input: { threadId: string; resourceId: string; actor: Actor }): Promise<void> {
+export async function assertThreadAccess(input: {
+  threadId: string;
+  resourceId: string;
+  actor: Actor;
+}): Promise<{ resourceId: string; title: string } | null> {
   if (input.actor.role === 'user' && input.resourceId !== input.actor.id) {
     throw new ApiError(403, 'FORBIDDEN', 'You can only act as yourself.');
   }
-  const thread = await prisma().thread.findUnique({ where: { id: input.threadId }, select: { resourceId: true } });
-  if (thread && thread.resourceId !== input.resourceId) throw new ApiError(404, 'NOT_FOUND', 'No such thread.');
+  const thread = await prisma().thread.findUnique({
+    where: { id: input.threadId },
+    select: { resourceId: true, title: true, deletedAt: true },
+  });
+  if (thread && (thread.resourceId !== input.resourceId || thread.deletedAt !== null)) {
+    throw new ApiError(404, 'NOT_FOUND', 'No such thread.');
+  }
+  return thread ? { resourceId: thread.resourceId, title: thread.title } : null;
 }

@@ -1,7 +1,10 @@
 import 'server-only';
 import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
 import type { AgentChunk } from '@/lib/agent/chunks';
+import type { Actor } from '@/lib/agent/tool';
+import { ApiError } from '@/lib/http/errors';
 import { prisma } from '@/lib/store/db';
+import { assertThreadAccess } from './access';
 import { findActiveSegment } from './tail';
 import { toUIChunks, type ApprovalCardData, type CountersignDataTypes, type SuspendedCardData } from '@/lib/ui-stream/map';
 import type { Prisma } from '@/lib/generated/prisma/client';
@@ -11,23 +14,99 @@ export type ChatMessage = UIMessage<unknown, CountersignDataTypes>;
 export interface ThreadSummary {
   id: string;
   title: string;
-  /** ISO 8601 */
+  /** ISO 8601: when the thread began, and when it last had a message */
+  createdAt: string;
   updatedAt: string;
+  /** Calls of the thread waiting for a decision or an answer (approvals and questions). */
+  pending: number;
 }
 
 /**
- * The resource's threads, newest first.
+ * The resource's threads, newest activity first, deleted ones left out.
  * @param input.resourceId owner (end user id)
  * @param input.limit at most this many (default 50)
  */
 export async function listThreads({ resourceId, limit = 50 }: { resourceId: string; limit?: number }): Promise<ThreadSummary[]> {
-  const rows = await prisma().thread.findMany({
-    where: { resourceId },
+  const db = prisma();
+  const rows = await db.thread.findMany({
+    where: { resourceId, deletedAt: null },
     orderBy: { updatedAt: 'desc' },
     take: limit,
-    select: { id: true, title: true, updatedAt: true },
+    select: { id: true, title: true, createdAt: true, updatedAt: true },
   });
-  return rows.map((row) => ({ id: row.id, title: row.title, updatedAt: row.updatedAt.toISOString() }));
+  // Leaf calls only: a delegation's own row waits ('waiting') on the leaf that is 'pending'.
+  const pending = await db.pendingToolCall.groupBy({
+    by: ['threadId'],
+    where: { threadId: { in: rows.map((row) => row.id) }, status: 'pending' },
+    _count: { _all: true },
+  });
+  const pendingOf = new Map(pending.map((row) => [row.threadId, row._count._all]));
+  return rows.map((row) => ({
+    id: row.id,
+    title: row.title,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+    pending: pendingOf.get(row.id) ?? 0,
+  }));
+}
+
+/**
+ * Renames one of the actor's own threads; its place in the list (last activity) does not change.
+ * @throws ApiError 404 NOT_FOUND (unknown, deleted, or someone else's thread)
+ */
+export async function renameThread(input: { threadId: string; actor: Actor; title: string }): Promise<{ id: string; title: string }> {
+  const thread = await assertThreadAccess({ threadId: input.threadId, resourceId: input.actor.id, actor: input.actor });
+  if (!thread) throw new ApiError(404, 'NOT_FOUND', 'No such thread.');
+  const db = prisma();
+  const current = await db.thread.findUniqueOrThrow({ where: { id: input.threadId }, select: { updatedAt: true } });
+  const { count } = await db.thread.updateMany({
+    where: { id: input.threadId, resourceId: input.actor.id, deletedAt: null },
+    data: { title: input.title, updatedAt: current.updatedAt },
+  });
+  if (count === 0) throw new ApiError(404, 'NOT_FOUND', 'No such thread.');
+  return { id: input.threadId, title: input.title };
+}
+
+/**
+ * Deletes one of the actor's own threads: it leaves their list and can no longer be opened or
+ * continued. Its runs and decisions are kept, because the audit log is append-only.
+ *
+ * A thread with a call waiting for a decision or an answer, or with the agent still working, is
+ * refused and nothing changes: the call is decided, declined or answered first (we never decline
+ * on the person's behalf, and a reviewer-only call is not theirs to decline). The conditions and
+ * the delete are one UPDATE statement, so they are judged on the same rows.
+ *
+ * @throws ApiError 404 NOT_FOUND (unknown, already deleted, or someone else's thread),
+ *   409 THREAD_HAS_PENDING_CALLS (details: { pending }), 409 THREAD_BUSY (a run is still working)
+ */
+export async function deleteThread(input: { threadId: string; actor: Actor }): Promise<void> {
+  const thread = await assertThreadAccess({ threadId: input.threadId, resourceId: input.actor.id, actor: input.actor });
+  if (!thread) throw new ApiError(404, 'NOT_FOUND', 'No such thread.');
+  const db = prisma();
+  const open = { in: ['pending', 'waiting'] };
+  const { count } = await db.thread.updateMany({
+    where: {
+      id: input.threadId,
+      resourceId: input.actor.id,
+      deletedAt: null,
+      runs: { none: { OR: [{ status: { in: ['running', 'suspended'] } }, { pendingCalls: { some: { status: open } } }] } },
+    },
+    data: { deletedAt: new Date() },
+  });
+  if (count === 1) return;
+  const pending = await db.pendingToolCall.count({ where: { threadId: input.threadId, status: 'pending' } });
+  if (pending > 0) {
+    throw new ApiError(
+      409,
+      'THREAD_HAS_PENDING_CALLS',
+      `This chat has ${pending === 1 ? 'an action' : `${pending} actions`} waiting for a decision or an answer, so it cannot be deleted yet. ` +
+        `Approve, decline or answer ${pending === 1 ? 'it' : 'them'} first (or wait for the reviewer), then delete the chat.`,
+      { pending },
+    );
+  }
+  const running = await db.run.count({ where: { threadId: input.threadId, status: { in: ['running', 'suspended'] } } });
+  if (running > 0) throw new ApiError(409, 'THREAD_BUSY', 'The agent is still working in this chat. Wait until it has finished, then delete the chat.');
+  throw new ApiError(404, 'NOT_FOUND', 'No such thread.');
 }
 
 /** Replays UI chunks into one assistant message. */
@@ -58,7 +137,7 @@ async function toMessage(messageId: string, chunks: UIMessageChunk[]): Promise<C
 export async function loadThreadUIMessages({ threadId, resourceId }: { threadId: string; resourceId: string }): Promise<ChatMessage[] | null> {
   const db = prisma();
   const thread = await db.thread.findUnique({ where: { id: threadId } });
-  if (!thread || thread.resourceId !== resourceId) return null;
+  if (!thread || thread.resourceId !== resourceId || thread.deletedAt !== null) return null;
   const [userMessages, allEvents, active] = await Promise.all([
     db.message.findMany({ where: { threadId, role: 'user' }, orderBy: { seq: 'asc' } }),
     db.runEvent.findMany({

@@ -17,6 +17,7 @@ import type {
 import { CALL_ID_SEPARATOR } from '@/lib/agent/call-id';
 import type { Approvers } from '@/lib/agent/tool';
 import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
+import { titleFromRequest } from './thread-title';
 
 /*
  * Why the hot path is single statements
@@ -205,12 +206,35 @@ export class PrismaAgentStore implements AgentStore {
   constructor(private readonly db: PrismaClient) {}
 
   async startRun({ run, title, userMessage, leaseMs }: Parameters<AgentStore['startRun']>[0]) {
+    // A new thread is titled by its first request, numbered "(2)", "(3)"… when its owner already
+    // has an open thread of that title (the smallest free number; at most `count + 2` is needed).
+    // The CASE runs its subqueries only for a thread that does not exist yet.
+    const base = titleFromRequest(title ?? '');
+    const numbered = `${base.replace(/[\\%_]/g, '\\$&')} (%)`;
     const rows = await this.db.$queryRaw<{ history: ModelMessage[]; open: PendingRow[]; waiting: { runId: string; state: RunState }[] }[]>`
       WITH input AS (SELECT ${jsonb(run.state)} AS state),
       thread AS (
         INSERT INTO threads (id, resource_id, agent_id, title)
-        VALUES (${run.threadId}, ${run.resourceId}, ${run.agentId}, ${title?.trim() || 'New chat'})
-        ON CONFLICT (id) DO UPDATE SET updated_at = now() WHERE threads.resource_id = excluded.resource_id
+        VALUES (${run.threadId}, ${run.resourceId}, ${run.agentId}, (
+          SELECT CASE
+            WHEN EXISTS (SELECT 1 FROM threads t WHERE t.id = ${run.threadId}) THEN ${base}::text
+            WHEN NOT EXISTS (
+              SELECT 1 FROM threads t WHERE t.resource_id = ${run.resourceId} AND t.deleted_at IS NULL AND t.title = ${base}::text
+            ) THEN ${base}::text
+            ELSE ${base}::text || ' (' || (
+              SELECT min(n) FROM generate_series(2, 2 + (
+                SELECT count(*)::int FROM threads t
+                WHERE t.resource_id = ${run.resourceId} AND t.deleted_at IS NULL AND t.title LIKE ${numbered}::text ESCAPE '\\'
+              )) AS n
+              WHERE NOT EXISTS (
+                SELECT 1 FROM threads t
+                WHERE t.resource_id = ${run.resourceId} AND t.deleted_at IS NULL AND t.title = ${base}::text || ' (' || n || ')'
+              )
+            ) || ')'
+          END
+        ))
+        ON CONFLICT (id) DO UPDATE SET updated_at = now()
+          WHERE threads.resource_id = excluded.resource_id AND threads.deleted_at IS NULL
         RETURNING id
       ),
       history AS (
@@ -244,7 +268,7 @@ export class PrismaAgentStore implements AgentStore {
         (SELECT coalesce(json_agg(o ORDER BY o.seq), '[]') FROM open o) AS open,
         (SELECT coalesce(json_agg(json_build_object('runId', w."runId", 'state', w.state) ORDER BY w.first), '[]') FROM waiting w) AS waiting
       FROM run, history`;
-    if (rows.length === 0) throw new Error(`Thread ${run.threadId} belongs to another resource`);
+    if (rows.length === 0) throw new Error(`Thread ${run.threadId} belongs to another resource or was deleted`);
     return { history: rows[0].history, open: rows[0].open.map(pendingFromJson), waiting: rows[0].waiting };
   }
 

@@ -37,8 +37,8 @@ function newUserText(body: ChatRequest): string {
 }
 
 async function chat(body: ChatRequest, text: string | null, actor: Actor): Promise<Response> {
-  const thread = await prisma().thread.findUnique({ where: { id: body.id }, select: { resourceId: true, agentId: true } });
-  if (thread && thread.resourceId !== actor.id) throw new ApiError(404, 'NOT_FOUND', 'No such thread.');
+  const thread = await prisma().thread.findUnique({ where: { id: body.id }, select: { resourceId: true, agentId: true, deletedAt: true } });
+  if (thread && (thread.resourceId !== actor.id || thread.deletedAt !== null)) throw new ApiError(404, 'NOT_FOUND', 'No such thread.');
   if (body.decision) return uiStreamResponse(await continueRun({ type: 'decision', ...body.decision, actor, threadId: body.id }));
   if (body.resume) return uiStreamResponse(await continueRun({ type: 'resume', ...body.resume, actor, threadId: body.id }));
   const agent = getAgent(thread?.agentId ?? body.agentId ?? DEFAULT_AGENT_ID);

@@ -1,0 +1,49 @@
+'use client';
+
+import { Inbox, MessageSquare, ScrollText, type LucideIcon } from 'lucide-react';
+import Link from 'next/link';
+import { AccountMenu, type Viewer } from './account-menu';
+import { Button } from './button';
+
+export type Section = 'chat' | 'inbox' | 'audit';
+
+const LINKS: { section: Section; href: string; label: string; icon: LucideIcon; roles: Viewer['role'][] }[] = [
+  { section: 'chat', href: '/', label: 'Chat', icon: MessageSquare, roles: ['user', 'reviewer', 'admin'] },
+  { section: 'inbox', href: '/inbox', label: 'Inbox', icon: Inbox, roles: ['reviewer', 'admin'] },
+  { section: 'audit', href: '/audit', label: 'Audit', icon: ScrollText, roles: ['admin'] },
+];
+
+/**
+ * The links to every section the viewer's role may open (Chat; Inbox for reviewers and admins;
+ * Audit for admins) and Sign out — the same on every signed-in page. Below 640 px the links
+ * show their icon only (their name stays the accessible label).
+ *
+ * @param current the section of the page; on the chat page its own link is left out, because
+ *   "Chat" would start a new one (the sidebar offers New chat)
+ */
+export function AppNav({ viewer, current }: { viewer: Viewer; current?: Section }) {
+  const links = LINKS.filter((link) => link.roles.includes(viewer.role) && !(current === 'chat' && link.section === 'chat'));
+  return (
+    <div className="flex shrink-0 items-center gap-1">
+      {links.length > 0 ? (
+        <nav aria-label="Sections">
+          <ul className="flex items-center gap-0.5">
+            {links.map(({ section, href, label, icon: Icon }) => (
+              <li key={section}>
+                <Button asChild variant="ghost" size="sm" className="px-2 text-muted-foreground hover:text-foreground aria-[current=page]:bg-muted aria-[current=page]:text-foreground sm:px-3">
+                  <Link href={href} data-testid={`nav-${section}`} aria-current={current === section ? 'page' : undefined} prefetch={false}>
+                    <Icon aria-hidden />
+                    <span className="sr-only sm:not-sr-only">{label}</span>
+                  </Link>
+                </Button>
+              </li>
+            ))}
+          </ul>
+        </nav>
+      ) : null}
+      <div className="ml-1 border-l border-border pl-1 sm:ml-2 sm:pl-2">
+        <AccountMenu viewer={viewer} />
+      </div>
+    </div>
+  );
+}

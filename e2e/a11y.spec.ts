@@ -1,0 +1,127 @@
+import { ACCOUNTS, contextAs, expect, test } from './support';
+import { checkAccessible, DESKTOP, InboxPage, MOBILE } from './ui';
+
+// axe-core on every screen and state, in light and dark mode (the app follows the system setting):
+// no serious or critical violation. Each check also saves a screenshot of what it looked at.
+
+test.describe('accessibility (axe, light and dark)', () => {
+  test('sign-in', async ({ browser }) => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    for (const size of [DESKTOP, MOBILE]) {
+      await page.setViewportSize(size);
+      await page.goto('/sign-in');
+      await expect(page.getByTestId('sign-in-submit')).toBeVisible();
+      await checkAccessible(page, 'sign-in');
+    }
+    await context.close();
+  });
+
+  test('chat: approval pending, approved, declined, question pending, answered', async ({ chat, page, db }) => {
+    expect(await db.recordExists('rec-42')).toBe(true);
+    await page.setViewportSize(DESKTOP);
+    await chat.open();
+    await chat.send('delete record rec-42');
+    const first = chat.approvalCard('delete-record');
+    await expect(first).toHaveAttribute('data-state', 'pending');
+    await checkAccessible(page, 'chat-approval-pending');
+
+    await first.getByTestId('decline-button').click();
+    await expect(first.getByTestId('decline-reason')).toBeFocused();
+    await checkAccessible(page, 'chat-decline-form');
+    await first.getByTestId('decline-reason').press('Escape');
+
+    await first.getByTestId('approve-button').click();
+    await expect(first).toHaveAttribute('data-state', 'approved');
+    await expect(chat.lastAssistant()).toContainText('was deleted');
+
+    await chat.send('delete record rec-43');
+    const second = chat.approvalCard('delete-record');
+    await expect(second).toHaveAttribute('data-state', 'pending');
+    await second.getByTestId('decline-button').click();
+    await second.getByTestId('decline-reason').fill('not this one');
+    await second.getByTestId('decline-confirm').click();
+    await expect(second).toHaveAttribute('data-state', 'declined');
+    await expect(chat.lastAssistant()).toContainText('not this one');
+
+    await chat.send("what's the weather?");
+    const question = chat.questionCard('get-weather');
+    await expect(question).toHaveAttribute('data-state', 'pending');
+    // Approved and declined cards above, a question waiting below.
+    await checkAccessible(page, 'chat-decided-and-question');
+
+    await question.getByLabel('city').fill('Paris');
+    await question.getByTestId('question-submit').click();
+    await expect(question).toHaveAttribute('data-state', 'answered');
+    await expect(chat.lastAssistant()).toContainText('Weather in Paris');
+    await checkAccessible(page, 'chat-answered');
+
+    await page.setViewportSize(MOBILE);
+    await checkAccessible(page, 'chat-answered');
+  });
+
+  test('inbox: list, detail, edit form, decline form', async ({ browser, request, db }) => {
+    const threadId = `a11y-${crypto.randomUUID()}`;
+    const started = await request.post('/api/agents/ops-agent/generate', {
+      data: { messages: '/tool send-email {"to":"ops@example.com","subject":"Quarterly numbers","body":"Attached."}', threadId, resourceId: 'user-ada' },
+    });
+    expect(started.status()).toBe(200);
+    const [pending] = await db.query<{ tool_call_id: string }>(
+      `SELECT tool_call_id FROM pending_tool_calls WHERE thread_id = $1 AND status = 'pending'`,
+      [threadId],
+    );
+
+    const rita = await contextAs(browser, ACCOUNTS.rita);
+    const page = await rita.newPage();
+    const inbox = new InboxPage(page);
+    await page.setViewportSize(DESKTOP);
+    await inbox.open();
+    await expect(inbox.row(pending.tool_call_id)).toBeVisible();
+    await checkAccessible(page, 'inbox-list');
+
+    await inbox.row(pending.tool_call_id).getByRole('button').click();
+    await expect(page.getByTestId('inbox-approve')).toBeVisible();
+    await checkAccessible(page, 'inbox-detail');
+
+    await page.getByTestId('inbox-edit').click();
+    await expect(page.getByTestId('inbox-edit-submit')).toBeVisible();
+    await checkAccessible(page, 'inbox-edit');
+    await page.getByRole('button', { name: 'Cancel' }).click();
+
+    await page.getByTestId('inbox-decline').click();
+    await expect(page.getByTestId('inbox-decline-reason')).toBeFocused();
+    await checkAccessible(page, 'inbox-decline');
+    await page.getByTestId('inbox-decline-reason').press('Escape');
+
+    await page.setViewportSize(MOBILE);
+    await expect(page.getByTestId('inbox-approve')).toBeVisible();
+    await checkAccessible(page, 'inbox-detail');
+    await rita.close();
+  });
+
+  test('audit, and the not-allowed and not-found pages', async ({ browser, page, request }) => {
+    // At least one decision to show: Ada declines her own call.
+    const ids = { threadId: `a11y-${crypto.randomUUID()}`, resourceId: 'user-ada' };
+    await request.post('/api/agents/ops-agent/generate', { data: { messages: 'delete record rec-44', ...ids } });
+    const declined = await request.post('/api/agents/ops-agent/send-tool-approval', { data: { ...ids, approved: false, reason: 'kept for now' } });
+    expect(declined.status()).toBe(200);
+
+    const alex = await contextAs(browser, ACCOUNTS.alex);
+    const admin = await alex.newPage();
+    for (const size of [DESKTOP, MOBILE]) {
+      await admin.setViewportSize(size);
+      await admin.goto('/audit');
+      await expect(admin.getByRole('heading', { name: 'Audit' })).toBeVisible();
+      await checkAccessible(admin, 'audit');
+    }
+    await admin.goto('/no-such-page');
+    await expect(admin.getByTestId('not-found')).toBeVisible();
+    await checkAccessible(admin, 'not-found');
+    await alex.close();
+
+    await page.setViewportSize(DESKTOP);
+    await page.goto('/audit');
+    await expect(page).toHaveURL(/\/forbidden/);
+    await checkAccessible(page, 'forbidden');
+  });
+});

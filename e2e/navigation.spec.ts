@@ -1,0 +1,84 @@
+import { ACCOUNTS, contextAs, expect, test } from './support';
+import { DESKTOP, MOBILE, screenshotBoth } from './ui';
+
+test.describe('navigation', () => {
+  test('an admin has Inbox, Audit and Sign out on every page, at 1280 and at 390 px; the links and Sign out work', async ({ browser }) => {
+    const alex = await contextAs(browser, ACCOUNTS.alex);
+    const page = await alex.newPage();
+    for (const size of [DESKTOP, MOBILE]) {
+      await page.setViewportSize(size);
+      for (const path of ['/', '/inbox', '/audit', '/forbidden', '/no-such-page']) {
+        await page.goto(path);
+        for (const testId of ['nav-inbox', 'nav-audit', 'sign-out']) {
+          await expect(page.getByTestId(testId), `${testId} on ${path} at ${size.width}px`).toBeVisible();
+        }
+      }
+    }
+    // Below 640 px the links are icons, still named for assistive technology.
+    await expect(page.getByRole('link', { name: 'Audit' })).toBeVisible();
+    await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
+
+    await page.goto('/');
+    await expect(page.getByTestId('chat-agent')).toBeVisible();
+    await page.getByTestId('nav-audit').click();
+    await expect(page).toHaveURL(/\/audit$/);
+    await expect(page.getByTestId('nav-audit')).toHaveAttribute('aria-current', 'page');
+    await page.getByTestId('nav-inbox').click();
+    await expect(page).toHaveURL(/\/inbox$/);
+    await page.getByTestId('nav-chat').click();
+    await expect(page).toHaveURL(/\/chat\//);
+
+    await page.getByTestId('sign-out').click();
+    await expect(page).toHaveURL(/\/sign-in/);
+    await page.goto('/audit');
+    await expect(page).toHaveURL(/\/sign-in\?next=%2Faudit/);
+    await alex.close();
+  });
+
+  test('a reviewer has Inbox but no Audit; an end user has neither, and Sign out on mobile', async ({ browser, page }) => {
+    const rita = await contextAs(browser, ACCOUNTS.rita);
+    const reviewer = await rita.newPage();
+    await reviewer.goto('/inbox');
+    await expect(reviewer.getByTestId('nav-chat')).toBeVisible();
+    await expect(reviewer.getByTestId('nav-audit')).toHaveCount(0);
+    await reviewer.goto('/');
+    await expect(reviewer.getByTestId('nav-inbox')).toBeVisible();
+    await rita.close();
+
+    await page.setViewportSize(MOBILE);
+    await page.goto('/');
+    await expect(page.getByTestId('chat-agent')).toBeVisible();
+    await expect(page.getByTestId('nav-inbox')).toHaveCount(0);
+    await expect(page.getByTestId('nav-audit')).toHaveCount(0);
+    await expect(page.getByTestId('sign-out')).toBeVisible();
+  });
+
+  test('the audit log at 390 px: no sideways scrolling, each decision opens to its arguments', async ({ browser, request }) => {
+    const ids = { threadId: `nav-${crypto.randomUUID()}`, resourceId: 'user-ada' };
+    await request.post('/api/agents/ops-agent/generate', { data: { messages: 'delete record rec-45', ...ids } });
+    const declined = await request.post('/api/agents/ops-agent/send-tool-approval', {
+      data: { ...ids, approved: false, reason: 'a long reason that has to wrap on a narrow phone screen instead of widening the page' },
+    });
+    expect(declined.status()).toBe(200);
+    const { toolCallId } = await declined.json();
+
+    const alex = await contextAs(browser, ACCOUNTS.alex);
+    const page = await alex.newPage();
+    await page.setViewportSize(MOBILE);
+    await page.goto('/audit');
+    const item = page.locator(`[data-testid="audit-item"][data-tool-call-id="${toolCallId}"]`);
+    await expect(item).toBeVisible();
+    await expect(item).toContainText('Declined');
+    await expect(item).toContainText('a long reason');
+    await expect(page.getByTestId('audit-row').first()).toBeHidden();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(MOBILE.width);
+
+    // A disclosure: keyboard and touch open it.
+    await item.locator('summary').focus();
+    await page.keyboard.press('Enter');
+    await expect(item.getByRole('table', { name: 'Arguments the decider saw' })).toContainText('rec-45');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(MOBILE.width);
+    await screenshotBoth(page, 'audit-item-open');
+    await alex.close();
+  });
+});
