@@ -79,7 +79,7 @@ test.describe('accessibility (axe, light and dark)', () => {
     await expect(inbox.row(pending.tool_call_id)).toBeVisible();
     await checkAccessible(page, 'inbox-list');
 
-    await inbox.row(pending.tool_call_id).getByRole('button').click();
+    await inbox.select(pending.tool_call_id);
     await expect(page.getByTestId('inbox-approve')).toBeVisible();
     await checkAccessible(page, 'inbox-detail');
 

@@ -74,7 +74,7 @@ test.describe('navigation', () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(MOBILE.width);
 
     // A disclosure: keyboard and touch open it.
-    await item.locator('summary').focus();
+    await item.locator('summary').first().focus();
     await page.keyboard.press('Enter');
     await expect(item.getByRole('table', { name: 'Arguments the decider saw' })).toContainText('rec-45');
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(MOBILE.width);

@@ -64,6 +64,7 @@ test.describe('thread list', () => {
     await item.getByTestId('thread-title-input').fill('  Katherine’s   orders ');
     await item.getByTestId('thread-title-input').press('Enter');
     await expect(item.getByTestId('thread-title')).toHaveText('Katherine’s orders');
+    await expect(item.getByTestId('thread-link')).toBeFocused();
     await page.reload();
     await expect(item.getByTestId('thread-title')).toHaveText('Katherine’s orders');
     await expect(page.getByRole('heading', { level: 1 })).toContainText('Katherine’s orders');

@@ -59,4 +59,9 @@ export class InboxPage {
   row(toolCallId: string) {
     return this.page.locator(`[data-testid="inbox-row"][data-tool-call-id="${toolCallId}"]`);
   }
+
+  /** Opens a row's detail (the row's own button, not the buttons of the detail under it). */
+  async select(toolCallId: string) {
+    await this.row(toolCallId).locator('button').first().click();
+  }
 }

@@ -141,7 +141,10 @@ export function ChatView({ threadId, agentId, resumeOnMount, initialMessages, vi
     // A reload during a continuation re-attaches to it (GET /api/chat/{id}/stream).
     resume: resumeOnMount,
     onFinish: ({ isError }) => {
-      if (!isError) sending.current = null;
+      // After a failure the server's copy has nothing new (and a refresh while offline would
+      // replace the page with the browser's error page).
+      if (isError) return;
+      sending.current = null;
       // New threads and titles show up in the sidebar.
       router.refresh();
     },
@@ -175,11 +178,14 @@ export function ChatView({ threadId, agentId, resumeOnMount, initialMessages, vi
   busyRef.current = busy;
   const refreshTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const live = useThreadActivity(threadId, () => {
-    if (busyRef.current) return;
-    clearTimeout(refreshTimer.current);
+    if (busyRef.current || refreshTimer.current) return;
     // Attach to the run streaming elsewhere; when nothing streams any more, the transport
-    // refreshes the server's copy instead.
-    refreshTimer.current = setTimeout(() => void resumeStream(), 150);
+    // refreshes the server's copy instead. Notices of one burst become one attach, which is never
+    // postponed by later notices (a streaming run sends them all the time).
+    refreshTimer.current = setTimeout(() => {
+      refreshTimer.current = undefined;
+      void resumeStream();
+    }, 150);
   });
   useEffect(() => () => clearTimeout(refreshTimer.current), []);
 

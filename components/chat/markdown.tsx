@@ -19,6 +19,11 @@ function htmlAsText() {
   return (tree: MdNode) => visit(tree);
 }
 
+// Streamdown draws bold text as a styled <span>; keep the <strong> element (its meaning).
+const components: StreamdownProps['components'] = {
+  strong: ({ children, className }) => <strong className={className ?? 'font-semibold'}>{children}</strong>,
+};
+
 const remarkPlugins: PluggableList = [...Object.values(defaultRemarkPlugins), htmlAsText];
 
 // No rehype-raw (Streamdown's default would parse raw HTML). Links: http(s) and mailto only — a
@@ -44,15 +49,16 @@ const rehypePlugins: PluggableList = [
  */
 export function Markdown({ text, streaming }: { text: string; streaming: boolean }) {
   return (
-    <Streamdown
-      className="cs-markdown text-sm leading-relaxed [overflow-wrap:anywhere]"
-      remarkPlugins={remarkPlugins}
-      rehypePlugins={rehypePlugins}
-      linkSafety={{ enabled: false }}
-      isAnimating={streaming}
-      data-testid="assistant-text"
-    >
-      {text}
-    </Streamdown>
+    <div data-testid="assistant-text" className="text-sm leading-relaxed [overflow-wrap:anywhere]">
+      <Streamdown
+        components={components}
+        remarkPlugins={remarkPlugins}
+        rehypePlugins={rehypePlugins}
+        linkSafety={{ enabled: false }}
+        isAnimating={streaming}
+      >
+        {text}
+      </Streamdown>
+    </div>
   );
 }

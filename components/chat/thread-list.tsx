@@ -42,6 +42,9 @@ export function ThreadList({ threads, activeId, onNavigate }: ThreadListProps) {
   const [renamed, setRenamed] = useState<Record<string, string>>({});
   const [editing, setEditing] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<ThreadSummary | null>(null);
+  // Focus goes back to the row after renaming, and to its menu button after the delete dialog.
+  const [focusRow, setFocusRow] = useState<string | null>(null);
+  const menuButton = useRef<HTMLButtonElement | null>(null);
 
   if (threads.length === 0) {
     return <p className="px-3 py-2 text-sm text-muted-foreground">No chats yet. Your conversations will show up here.</p>;
@@ -59,6 +62,7 @@ export function ThreadList({ threads, activeId, onNavigate }: ThreadListProps) {
                   title={title}
                   onDone={(saved) => {
                     setEditing(null);
+                    setFocusRow(thread.id);
                     if (saved !== null) {
                       setRenamed((current) => ({ ...current, [thread.id]: saved }));
                       router.refresh();
@@ -66,7 +70,19 @@ export function ThreadList({ threads, activeId, onNavigate }: ThreadListProps) {
                   }}
                 />
               ) : (
-                <ThreadRow thread={thread} title={title} active={thread.id === activeId} onNavigate={onNavigate} onRename={() => setEditing(thread.id)} onDelete={() => setDeleting(thread)} />
+                <ThreadRow
+                  thread={thread}
+                  title={title}
+                  active={thread.id === activeId}
+                  focus={focusRow === thread.id}
+                  onFocused={() => setFocusRow(null)}
+                  onNavigate={onNavigate}
+                  onRename={() => setEditing(thread.id)}
+                  onDelete={(button) => {
+                    menuButton.current = button;
+                    setDeleting(thread);
+                  }}
+                />
               )}
             </li>
           );
@@ -76,6 +92,7 @@ export function ThreadList({ threads, activeId, onNavigate }: ThreadListProps) {
         thread={deleting}
         title={deleting ? (renamed[deleting.id] ?? deleting.title) : ''}
         onClose={() => setDeleting(null)}
+        returnFocusTo={() => menuButton.current}
         onDeleted={(id) => {
           setDeleting(null);
           toast.success('Chat deleted');
@@ -91,6 +108,8 @@ function ThreadRow({
   thread,
   title,
   active,
+  focus,
+  onFocused,
   onNavigate,
   onRename,
   onDelete,
@@ -98,10 +117,20 @@ function ThreadRow({
   thread: ThreadSummary;
   title: string;
   active: boolean;
+  /** Take focus (after the title editor closed). */
+  focus: boolean;
+  onFocused: () => void;
   onNavigate?: () => void;
   onRename: () => void;
-  onDelete: () => void;
+  onDelete: (menuButton: HTMLButtonElement | null) => void;
 }) {
+  const linkRef = useRef<HTMLAnchorElement>(null);
+  const buttonRef = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (!focus) return;
+    linkRef.current?.focus();
+    onFocused();
+  }, [focus, onFocused]);
   const waiting = thread.pending > 0 ? `${thread.pending} ${thread.pending === 1 ? 'action' : 'actions'} waiting` : null;
   return (
     <div
@@ -111,6 +140,7 @@ function ThreadRow({
       )}
     >
       <Link
+        ref={linkRef}
         href={`/chat/${thread.id}`}
         data-testid="thread-link"
         aria-current={active ? 'page' : undefined}
@@ -135,7 +165,7 @@ function ThreadRow({
       </Link>
       <DropdownMenu
         trigger={
-          <Button variant="ghost" size="icon-sm" className="mr-1 shrink-0" aria-label={`Actions for “${title}”`} data-testid="thread-actions">
+          <Button ref={buttonRef} variant="ghost" size="icon-sm" className="mr-1 shrink-0" aria-label={`Actions for “${title}”`} data-testid="thread-actions">
             <MoreHorizontal aria-hidden />
           </Button>
         }
@@ -143,7 +173,7 @@ function ThreadRow({
         <DropdownMenuItem data-testid="thread-rename" onSelect={onRename}>
           <Pencil aria-hidden /> Rename
         </DropdownMenuItem>
-        <DropdownMenuItem data-testid="thread-delete" tone="danger" onSelect={onDelete}>
+        <DropdownMenuItem data-testid="thread-delete" tone="danger" onSelect={() => onDelete(buttonRef.current)}>
           <Trash2 aria-hidden /> Delete…
         </DropdownMenuItem>
       </DropdownMenu>
@@ -223,11 +253,13 @@ function DeleteDialog({
   title,
   onClose,
   onDeleted,
+  returnFocusTo,
 }: {
   thread: ThreadSummary | null;
   title: string;
   onClose: () => void;
   onDeleted: (id: string) => void;
+  returnFocusTo: () => HTMLElement | null;
 }) {
   const [error, setError] = useState<FriendlyError | null>(null);
   const [busy, setBusy] = useState(false);
@@ -249,6 +281,7 @@ function DeleteDialog({
         if (!open) onClose();
       }}
       title={`Delete “${title}”?`}
+      returnFocusTo={returnFocusTo}
       description="The chat leaves your list and cannot be opened again. Decisions made in it stay in the audit log."
       actions={
         <>

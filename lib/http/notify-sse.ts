@@ -4,12 +4,13 @@ import 'server-only';
 const KEEPALIVE_MS = 15_000;
 
 /**
- * A Server-Sent Events response that sends `data: <event>` (debounced by `debounceMs`) each time
- * `subscribe`'s callback fires, with keep-alive comments, until the client goes away.
+ * A Server-Sent Events response that sends `data: <event>` each time `subscribe`'s callback fires
+ * (at most once per `debounceMs`, and at most `debounceMs` after a change), with keep-alive
+ * comments, until the client goes away.
  *
  * @param input.request the incoming request (its abort ends the stream)
  * @param input.event the JSON text sent per notice, e.g. `{"type":"changed"}`
- * @param input.debounceMs how long notices are gathered into one, in ms
+ * @param input.debounceMs how long notices are gathered into one after the first, in ms
  * @param input.subscribe starts listening; calls `notify` on each change; returns the unsubscribers
  */
 export function noticeStreamResponse(input: {
@@ -38,8 +39,13 @@ export function noticeStreamResponse(input: {
         }
       };
       unsubscribers = await input.subscribe(() => {
-        clearTimeout(timer);
-        timer = setTimeout(() => send(`data: ${input.event}\n\n`), input.debounceMs);
+        // Notices within debounceMs of the first become one, but are never postponed further: a run
+        // that writes events all the time (a streaming continuation) must not hold the notice back
+        // until it has finished.
+        timer ??= setTimeout(() => {
+          timer = undefined;
+          send(`data: ${input.event}\n\n`);
+        }, input.debounceMs);
       });
       send(': connected\n\n');
       keepalive = setInterval(() => send(': keep-alive\n\n'), KEEPALIVE_MS);

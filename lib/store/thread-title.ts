@@ -12,6 +12,9 @@ export function titleFromRequest(text: string): string {
   const chars = Array.from(flat);
   if (chars.length <= TITLE_MAX_CHARS) return flat;
   const cut = chars.slice(0, TITLE_MAX_CHARS - 1).join('');
+  // Keep whole words: drop a word the cut went through, unless that leaves less than half.
+  const wordEnds = chars[TITLE_MAX_CHARS - 1] === ' ';
   const space = cut.lastIndexOf(' ');
-  return `${(space >= TITLE_MAX_CHARS / 2 ? cut.slice(0, space) : cut).replace(/[\s.,;:!?-]+$/, '')}…`;
+  const kept = wordEnds || space < TITLE_MAX_CHARS / 2 ? cut : cut.slice(0, space);
+  return `${kept.replace(/[\s.,;:!?-]+$/, '')}…`;
 }
