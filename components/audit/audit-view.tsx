@@ -169,7 +169,7 @@ function AuditList({ entries, people }: { entries: AuditEntry[]; people: Record<
         const { label, tone } = outcome(entry);
         return (
           <li key={entry.id} data-testid="audit-item" data-kind={entry.kind} data-tool-call-id={entry.toolCallId}>
-            <details className="group">
+            <details>
               <summary className="flex cursor-pointer list-none flex-col gap-1 px-3 py-3 focus-visible:bg-muted focus-visible:outline-none [&::-webkit-details-marker]:hidden">
                 <span className="flex min-w-0 items-center gap-2">
                   <span className="min-w-0 truncate font-mono text-sm font-medium">{entry.chain.join(' › ') || entry.toolName}</span>
