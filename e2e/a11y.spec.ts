@@ -44,10 +44,15 @@ test.describe('accessibility (axe, light and dark)', () => {
     await expect(second).toHaveAttribute('data-state', 'declined');
     await expect(chat.lastAssistant()).toContainText('not this one');
 
+    // A call only a reviewer may approve: the card and the "waiting for a reviewer" notice.
+    await chat.send('refund order ord-1042 for 250');
+    await expect(chat.approvalCard('issue-refund')).toHaveAttribute('data-state', 'pending');
+    await expect(page.getByTestId('chat-waiting')).toBeVisible();
+
     await chat.send("what's the weather?");
     const question = chat.questionCard('get-weather');
     await expect(question).toHaveAttribute('data-state', 'pending');
-    // Approved and declined cards above, a question waiting below.
+    // Approved, declined and reviewer-only cards above, a question waiting below.
     await checkAccessible(page, 'chat-decided-and-question');
 
     await question.getByLabel('city').fill('Paris');

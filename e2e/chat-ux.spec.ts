@@ -1,7 +1,7 @@
 import { startServer, type ExtraServer } from './servers';
 import { E2E_PORT } from './config';
 import { ACCOUNTS, ChatPage, expect, signIn, test } from './support';
-import { MOBILE, screenshotBoth } from './ui';
+import { checkAccessible, MOBILE } from './ui';
 
 test.describe('chat: focus and keyboard', () => {
   test('focus stays on the card after Approve and after Decline; Escape closes the decline form', async ({ chat, page, db }) => {
@@ -54,7 +54,7 @@ test.describe('chat: focus and keyboard', () => {
     await expect(reminder).toHaveText('1 action waiting for you');
     // Less than a fifth of it shows: it counts as out of view.
     await expect(card).not.toBeInViewport({ ratio: 0.2 });
-    await screenshotBoth(page, 'chat-pending-reminder');
+    await checkAccessible(page, 'chat-pending-reminder');
 
     await reminder.click();
     await expect(card).toBeInViewport();

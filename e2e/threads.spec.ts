@@ -1,6 +1,6 @@
 import { E2E_PORT } from './config';
 import { ACCOUNTS, contextAs, expect, test } from './support';
-import { DESKTOP, MOBILE, screenshotBoth } from './ui';
+import { checkAccessible, DESKTOP, MOBILE, screenshotBoth } from './ui';
 
 const BASE = `http://127.0.0.1:${E2E_PORT}`;
 
@@ -90,7 +90,7 @@ test.describe('thread list', () => {
     await dialog.getByTestId('thread-delete-confirm').click();
     await expect(dialog.getByTestId('thread-delete-error')).toContainText('waiting for a decision');
     await expect(dialog.getByTestId('thread-delete-error')).toHaveAttribute('data-code', 'THREAD_HAS_PENDING_CALLS');
-    await screenshotBoth(page, 'chat-delete-refused');
+    await checkAccessible(page, 'chat-delete-refused');
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await expect(dialog).toHaveCount(0);
     await expect(item.getByTestId('thread-actions')).toBeFocused();

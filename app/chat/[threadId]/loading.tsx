@@ -4,11 +4,11 @@ import { Skeleton } from '@/components/ui/skeleton';
 export default function Loading() {
   return (
     <div className="flex h-dvh" aria-busy="true" aria-label="Loading chat">
-      <div className="hidden w-64 shrink-0 flex-col gap-2 border-r border-border bg-muted/40 p-3 md:flex">
+      <div className="hidden w-72 shrink-0 flex-col gap-2 border-r border-border bg-sidebar p-3 md:flex">
         <Skeleton className="h-8 w-32" />
         <Skeleton className="h-9 w-full" />
         {Array.from({ length: 5 }, (_, index) => (
-          <Skeleton key={index} className="h-8 w-full" />
+          <Skeleton key={index} className="h-11 w-full" />
         ))}
       </div>
       <div className="flex min-w-0 flex-1 flex-col">
