@@ -75,6 +75,12 @@ test.describe('thread list', () => {
     const sheet = page.getByRole('dialog', { name: 'Your chats' });
     await expect(sheet.getByText('Katherine’s orders')).toBeVisible();
     await screenshotBoth(page, 'chat-threads-sheet');
+    const inSheet = sheet.locator(`[data-testid="thread-item"][data-thread-id="${threadId}"]`);
+    await inSheet.getByTestId('thread-actions').click();
+    await page.getByTestId('thread-rename').click();
+    await inSheet.getByTestId('thread-title-input').fill('Katherine, on the phone');
+    await inSheet.getByTestId('thread-title-input').press('Enter');
+    await expect(inSheet.getByTestId('thread-title')).toHaveText('Katherine, on the phone');
   });
 
   test('delete refuses while a call waits (nothing changes), then deletes once it is decided; the decision stays in the audit', async ({ chat, page, request, db }) => {
