@@ -24,7 +24,7 @@ export interface ThreadSummary {
   pending: number;
 }
 
-export interface ThreadListProps {
+interface ThreadListProps {
   threads: ThreadSummary[];
   activeId: string;
   /** Called when a link is followed (closes the sheet on small screens). */

@@ -5,7 +5,7 @@ import Link from 'next/link';
 import { AccountMenu, type Viewer } from './account-menu';
 import { Button } from './button';
 
-export type Section = 'chat' | 'inbox' | 'audit';
+type Section = 'chat' | 'inbox' | 'audit';
 
 const LINKS: { section: Section; href: string; label: string; icon: LucideIcon; roles: Viewer['role'][] }[] = [
   { section: 'chat', href: '/', label: 'Chat', icon: MessageSquare, roles: ['user', 'reviewer', 'admin'] },
