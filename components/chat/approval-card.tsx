@@ -12,7 +12,7 @@ import { cn } from '@/components/ui/cn';
 import { describeToolCall, personName, type People } from '@/components/ui/describe';
 import { Textarea } from '@/components/ui/textarea';
 import { LocalTime } from '@/components/ui/time';
-import { readableErrorText } from '@/components/ui/value-view';
+import { readableErrorText } from '@/components/ui/readable';
 
 export type ApprovalCardProps = CardProps<ApprovalCardData>;
 

@@ -8,7 +8,7 @@ import { ToolCallCard } from './tool-call-card';
 import { asToolPart, type ToolPartView } from './tool-status';
 import { isCardPart, toolPartIdFor, type CardAction, type CardPart, type ChatMessage } from './types';
 import type { People } from '@/components/ui/describe';
-import { readableErrorText } from '@/components/ui/value-view';
+import { readableErrorText } from '@/components/ui/readable';
 
 export interface MessageViewProps {
   message: ChatMessage;

@@ -12,7 +12,7 @@ import { cn } from '@/components/ui/cn';
 import { personName, questionText } from '@/components/ui/describe';
 import { JsonSchemaForm } from '@/components/ui/json-schema-form';
 import { LocalTime } from '@/components/ui/time';
-import { readableErrorText } from '@/components/ui/value-view';
+import { readableErrorText } from '@/components/ui/readable';
 
 export type QuestionCardProps = CardProps<SuspendedCardData>;
 

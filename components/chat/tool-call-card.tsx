@@ -2,7 +2,8 @@ import { Wrench } from 'lucide-react';
 import { resultLine, toolNameOf, ToolStatusBadge, type ToolPartView } from './tool-status';
 import { ArgsTable } from '@/components/ui/args-table';
 import { describeToolCall } from '@/components/ui/describe';
-import { readableErrorText, ValueView } from '@/components/ui/value-view';
+import { readableErrorText } from '@/components/ui/readable';
+import { ValueView } from '@/components/ui/value-view';
 
 /** A tool call that needed nobody: name, what it does, status, and arguments/result on demand. */
 export function ToolCallCard({ part, streaming }: { part: ToolPartView; streaming: boolean }) {

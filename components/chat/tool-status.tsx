@@ -1,7 +1,7 @@
 import { CircleCheck, CircleX, Hourglass, LoaderCircle, TriangleExclamationPoint } from 'lucide-react';
 import type { ChatPart } from './types';
 import { Badge } from '@/components/ui/badge';
-import { summarizeValue } from '@/components/ui/value-view';
+import { summarizeValue } from '@/components/ui/readable';
 
 /** The standard AI SDK tool part (`tool-<name>`), narrowed to what the cards read. */
 export interface ToolPartView {

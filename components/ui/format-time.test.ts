@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { formatAgo, formatClock, formatExact } from './format-time';
+import { formatAgo, formatClock, formatExact, formatShortDate } from './format-time';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -32,5 +32,16 @@ describe('formatAgo', () => {
     expect(formatAgo('2025-03-03T13:59:00.000Z', now)).toBe('3 minutes ago');
     expect(formatAgo('2025-03-01T14:02:00.000Z', now)).toBe('2 days ago');
     expect(formatAgo('nonsense', now)).toBe('');
+  });
+});
+
+describe('formatShortDate', () => {
+  it('shows the time today, the day this year, and the year before', () => {
+    vi.useFakeTimers({ now: new Date(2025, 2, 3, 18, 0) });
+    const now = Date.now();
+    expect(formatShortDate(at(2025, 3, 3, 14, 2), now)).toBe('14:02');
+    expect(formatShortDate(at(2025, 1, 20, 9, 5), now)).toBe('20 Jan');
+    expect(formatShortDate(at(2024, 12, 31, 9, 5), now)).toBe('31 Dec 2024');
+    expect(formatShortDate('not a time', now)).toBe('');
   });
 });

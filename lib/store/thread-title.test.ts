@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TITLE_MAX_CHARS, titleFromRequest } from '../../lib/store/thread-title';
+import { TITLE_MAX_CHARS, titleFromRequest } from './thread-title';
 
 describe('titleFromRequest', () => {
   it('collapses whitespace and newlines and trims', () => {
