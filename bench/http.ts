@@ -79,12 +79,15 @@ export interface AppServer {
 
 /**
  * Starts `next start` on 127.0.0.1:`port` with the .next-bench build and waits for /api/health.
+ * @param options.profileDir when set, the server writes V8 CPU profiles (`--cpu-prof`) there on exit
  * @throws when it does not answer within 60 s or exits
  */
-export async function startApp(options: { databaseUrl: string; port: number; log: string }): Promise<AppServer> {
+export async function startApp(options: { databaseUrl: string; port: number; log: string; profileDir?: string }): Promise<AppServer> {
   const out = fs.openSync(options.log, 'w');
+  const env = serverEnv(options.databaseUrl);
+  if (options.profileDir) env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${options.profileDir}`.trim();
   const child: ChildProcess = spawn(process.execPath, [NEXT_BIN, 'start', '-p', String(options.port), '-H', '127.0.0.1'], {
-    env: serverEnv(options.databaseUrl),
+    env,
     stdio: ['ignore', out, out],
   });
   fs.closeSync(out);

@@ -7,9 +7,13 @@
  *
  * Options: --n (samples per figure and round, default 40), --rounds (3), --warmup (5),
  * --clients (20), --throughput-runs (100 per round), --no-http, --no-inbox, --inbox-rows
- * (1000000), --rebuild, --readme. Environment: BENCH_PG_PORT (54359), BENCH_PORT (3300),
+ * (1000000), --rebuild, --readme, --profile (CPU profiles of the HTTP server, written to
+ * .data/bench/profiles when it stops; open them in Chrome DevTools). Environment: BENCH_PG_PORT (54359), BENCH_PORT (3300),
  * BENCH_DATABASE_URL (any PostgreSQL server to use instead of the embedded one; databases named
  * bench_* are dropped and created there).
+ *
+ * Run as `node --conditions=react-server --import tsx bench/run.ts` (what `npm run bench` does): the
+ * inbox bench imports the route's query module, which is marked server-only.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -41,6 +45,7 @@ const { values: options } = parseArgs({
     'no-inbox': { type: 'boolean', default: false },
     rebuild: { type: 'boolean', default: false },
     readme: { type: 'boolean', default: false },
+    profile: { type: 'boolean', default: false },
   },
 });
 const N = positive('n');
@@ -149,7 +154,14 @@ async function main() {
     log('building the app into .next-bench (skipped when up to date)…');
     const built = buildApp({ databaseUrl: httpUrl, force: options.rebuild, log: path.join(WORK_DIR, 'next-build.log') });
     log(built ? 'built' : 'build is up to date');
-    const app = await startApp({ databaseUrl: httpUrl, port: Number(process.env.BENCH_PORT ?? 3300), log: path.join(WORK_DIR, 'next-start.log') });
+    const profileDir = options.profile ? path.join(WORK_DIR, 'profiles') : undefined;
+    const app = await startApp({
+      databaseUrl: httpUrl,
+      port: Number(process.env.BENCH_PORT ?? 3300),
+      log: path.join(WORK_DIR, 'next-start.log'),
+      profileDir,
+    });
+    if (profileDir) log(`CPU profiles of the HTTP server go to ${profileDir} when it stops`);
     cleanups.push(app.stop);
     http = await createHttpSystem({ baseUrl: app.url, databaseUrl: httpUrl, clients: CLIENTS });
     cleanups.push(http.close);
@@ -247,6 +259,14 @@ async function main() {
   if (options.readme) {
     updateReadme('README.md', rendered, file);
     log('README.md updated');
+  }
+  // A decision lost or run twice is a failure, whatever the timings.
+  for (const report of Object.values(reports)) {
+    const faults = report.throughput.reduce((sum, batch) => sum + batch.duplicates + batch.missing + batch.errors, 0);
+    if (faults > 0) {
+      console.error(`[bench] ${report.name}: ${faults} duplicate, missing or failed decisions, e.g. ${report.throughput.flatMap((b) => b.errorSamples)[0] ?? ''}`);
+      process.exitCode = 1;
+    }
   }
 }
 

@@ -37,7 +37,7 @@ export function countStatements(pgModule: PgModule): SqlCounter {
     get count() {
       return count;
     },
-    async settle({ quietMs = 25, maxMs = 1_000 } = {}) {
+    async settle({ quietMs = 60, maxMs = 2_000 } = {}) {
       const deadline = performance.now() + maxMs;
       for (;;) {
         const quietFor = performance.now() - lastAt;

@@ -1,0 +1,107 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { emptySamples } from '../../bench/measure';
+import { renderReport, updateReadme, type BenchResult, type SystemReport } from '../../bench/report';
+import { fmtRatio, markdownTable, quantile, summarise } from '../../bench/stats';
+
+describe('bench statistics', () => {
+  it('interpolates quantiles between closest ranks (R-7), whatever the input order', () => {
+    expect(quantile([4, 1, 3, 2], 0.5)).toBe(2.5);
+    expect(quantile([10], 0.95)).toBe(10);
+    expect(quantile(Array.from({ length: 21 }, (_, i) => 20 - i), 0.95)).toBe(19);
+    expect(() => quantile([], 0.5)).toThrow();
+  });
+
+  it('summarises p50, p95, min, max and mean, and nothing for no samples', () => {
+    const summary = summarise([1, 2, 3, 4, 100])!;
+    expect(summary).toMatchObject({ n: 5, p50: 3, min: 1, max: 100, mean: 22 });
+    // rank 4 × 0.95 = 3.8: 80 % of the way from 4 to 100
+    expect(summary.p95).toBeCloseTo(80.8, 9);
+    expect(summarise([])).toBeNull();
+  });
+
+  it('formats ratios and escapes table cells', () => {
+    expect(fmtRatio(1, 4)).toBe('0.25×');
+    expect(fmtRatio(1, 0)).toBe('–');
+    expect(markdownTable(['a', 'b'], [['x|y', '1']])).toBe('| a | b |\n|---|---:|\n| x\\|y | 1 |');
+  });
+});
+
+function system(name: string, scale: number): SystemReport {
+  const primary = emptySamples();
+  const secondary = emptySamples();
+  for (let i = 0; i <= 20; i++) {
+    for (const samples of [primary, secondary]) {
+      samples.toApproval.push(10 * scale + i);
+      samples.toPaused.push(12 * scale + i);
+      samples.toToolResult.push(5 * scale + i);
+      samples.toFinished.push(20 * scale + i);
+      samples.sqlBeforeApproval.push(3 * scale);
+      samples.sqlPerStream.push(4 * scale);
+      samples.sqlBeforeTool.push(2 * scale);
+      samples.sqlPerApproval.push(6 * scale);
+    }
+  }
+  const batch = { clients: 20, runs: 100, pausedPerSecond: 100 / scale, decisionsPerSecond: 50 / scale, duplicates: 0, missing: 0, errors: 0, errorSamples: [] };
+  return { name, primary, secondary, throughput: [batch, batch, batch] };
+}
+
+const result: BenchResult = {
+  startedAt: '2026-11-30T08:00:00.000Z',
+  machine: {
+    cores: 2,
+    cpu: 'test cpu',
+    loadAverageStart: [1, 1, 1],
+    loadAverageEnd: [2, 2, 2],
+    node: 'v20.20.2',
+    postgres: '18.4',
+    commit: '0123456789abcdef',
+    dirty: false,
+    versions: { '@mastra/core': '1.71.0', '@mastra/pg': '1.27.1', '@mastra/memory': '1.31.0' },
+  },
+  config: { n: 20, rounds: 3, warmup: 5, clients: 20, throughputRuns: 100, poolSize: 10, inboxRows: 1_000_000 },
+  systems: { countersign: system('countersign', 1), mastra: system('mastra', 2), http: system('http', 3) },
+  inbox: {
+    rows: 1_000_000,
+    pageSize: 50,
+    depth: 900_000,
+    firstPage: summarise([1, 2, 3]),
+    deepPage: summarise([4, 5, 6]),
+    seeded: true,
+  },
+};
+
+describe('bench report', () => {
+  it('puts each figure side by side with the ratio Countersign / Mastra and the HTTP overhead', () => {
+    const table = renderReport(result);
+    const row = (label: string) => table.split('\n').find((line) => line.startsWith(`| ${label}`))?.split(' | ');
+    // 21 samples each (i = 0…20): Mastra 20+i (p50 30, p95 39), Countersign 10+i, HTTP 30+i.
+    expect(row('stream start → approval chunk')).toEqual([
+      '| stream start → approval chunk (ms)',
+      '30.0 / 39.0',
+      '20.0 / 29.0',
+      '0.67× / 0.74×',
+      '40.0 / 49.0',
+      '20.0 |',
+    ]);
+    expect(row('decisions/s')?.slice(1, 5)).toEqual(['25.0 (0 dup., 0 missing)', '50.0 (0 dup., 0 missing)', '2.00×', '16.7 (0 dup., 0 missing)']);
+    expect(row('SQL statements per approval')?.slice(1, 4)).toEqual(['4.0 / 12.0', '2.0 / 6.0', '0.50×']);
+    expect(row('inbox page after 900,000 rows')?.[2]).toBe('5.0 / 5.9');
+    expect(table).toContain('60 samples per latency figure (3 interleaved rounds × 20');
+  });
+
+  it('replaces only what stands between the README markers, and refuses a README without them', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-readme-'));
+    const file = path.join(dir, 'README.md');
+    fs.writeFileSync(file, 'before\n<!-- bench:start -->\nold table\n<!-- bench:end -->\nafter\n');
+    updateReadme(file, '| new |', 'bench/results/x.json');
+    expect(fs.readFileSync(file, 'utf8')).toBe(
+      'before\n<!-- bench:start -->\n| new |\n\nFull results: `bench/results/x.json`.\n<!-- bench:end -->\nafter\n',
+    );
+    fs.writeFileSync(file, 'no markers\n');
+    expect(() => updateReadme(file, '| new |', 'x.json')).toThrow(/markers/);
+    fs.rmSync(dir, { recursive: true });
+  });
+});
