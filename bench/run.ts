@@ -28,7 +28,7 @@ import { seed } from '../lib/demo/seed';
 import { createCountersignSystem } from './countersign';
 import { buildApp, createHttpSystem, startApp } from './http';
 import { inboxBench, seedPendingCalls, type InboxResult } from './inbox';
-import { emptySamples, latencyLoop, mergeSamples, throughput, type LatencySamples, type ThroughputResult } from './measure';
+import { emptySamples, latencyLoop, mergeSamples, throughput, type ThroughputResult } from './measure';
 import type { BenchSystem } from './model';
 import { renderReport, updateReadme, type SystemReport } from './report';
 import { summarise } from './stats';
@@ -187,10 +187,8 @@ async function main() {
       const label = `${system.name}-r${round}`;
       const primary = await latencyLoop(system, { count: N, warmup: WARMUP, decider: system.client(0), label: `${label}-a` });
       mergeSamples(into.primary, primary);
-      let secondary: LatencySamples | undefined;
       if (system.secondary) {
-        secondary = await latencyLoop(system, { count: N, warmup: WARMUP, decider: system.secondary, label: `${label}-b` });
-        mergeSamples(into.secondary, secondary);
+        mergeSamples(into.secondary, await latencyLoop(system, { count: N, warmup: WARMUP, decider: system.secondary, label: `${label}-b` }));
       }
       const batch = await throughput(system, { clients: CLIENTS, runs: THROUGHPUT_RUNS, label });
       into.throughput.push(batch);
