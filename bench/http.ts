@@ -9,24 +9,30 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
+import { hashPassword } from 'better-auth/crypto';
 import pg from 'pg';
+import { ACCOUNTS, DEMO_PASSWORD, E2E_SERVER_ENV } from '../e2e/config';
 import type { BenchSystem, Milestone, PausedRun, RuntimeInstance } from './model';
 
 const NEXT_BIN = 'node_modules/next/dist/bin/next';
 const DIST_DIR = '.next-bench';
-const DEMO_PASSWORD = 'countersign-demo';
 
-/** Environment of the benchmark server: plain http on 127.0.0.1, no limit the bench would hit. */
+/**
+ * Environment of the benchmark server: that of the end-to-end servers (plain http on 127.0.0.1, a
+ * fixed secret, auth throttling off) with every per-minute rate limit out of the bench's way.
+ */
 function serverEnv(databaseUrl: string): NodeJS.ProcessEnv {
+  const limits = Object.fromEntries(
+    Object.keys(E2E_SERVER_ENV)
+      .filter((name) => name.endsWith('_RATE_LIMIT_PER_MINUTE'))
+      .map((name) => [name, '1000000']),
+  );
   return {
     ...process.env,
+    ...E2E_SERVER_ENV,
+    ...limits,
     DATABASE_URL: databaseUrl,
     NEXT_DIST_DIR: DIST_DIR,
-    BETTER_AUTH_SECRET: 'bench-only-secret-0123456789abcdefghijklmnopqrstuvwxyz',
-    COUNTERSIGN_COOKIE_SECURE: 'false',
-    CHAT_RATE_LIMIT_PER_MINUTE: '1000000',
-    COUNTERSIGN_AUTH_RATE_LIMIT: 'off',
-    NEXT_TELEMETRY_DISABLED: '1',
     // The offline scripted model, at full speed: no provider key, no delays.
     OPENAI_API_KEY: '',
     ANTHROPIC_API_KEY: '',
@@ -140,19 +146,29 @@ export async function signIn(baseUrl: string, email: string, password = DEMO_PAS
 }
 
 /**
- * Creates an end-user account through better-auth's sign-up route (one per concurrent client),
- * or signs in when it exists already.
- * @returns the session's `cookie` header value
+ * End-user accounts `bench-client-<i>@example.com` (i = 1…count-1) with the demo password, written
+ * as the demo seed writes its accounts (better-auth's own password hash), so they can sign in
+ * through the HTTP route whatever the app's sign-up policy is.
  */
-export async function signUp(baseUrl: string, email: string): Promise<string> {
-  const response = await fetch(`${baseUrl}/api/auth/sign-up/email`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', origin: baseUrl },
-    body: JSON.stringify({ email, password: DEMO_PASSWORD, name: email.split('@')[0] }),
-  });
-  if (response.status === 200) return cookieOf(response);
-  await response.body?.cancel();
-  return signIn(baseUrl, email);
+export async function createBenchUsers(databaseUrl: string, count: number) {
+  const hash = await hashPassword(DEMO_PASSWORD);
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    for (let i = 1; i < count; i++) {
+      const id = `bench-client-${i}`;
+      await client.query(
+        `INSERT INTO users (id, name, email, email_verified, role) VALUES ($1, $2, $3, true, 'user') ON CONFLICT (id) DO NOTHING`,
+        [id, `Bench client ${i}`, `${id}@example.com`],
+      );
+      await client.query(
+        `INSERT INTO accounts (id, account_id, provider_id, user_id, password) VALUES ($1, $2, 'credential', $2, $3) ON CONFLICT (id) DO NOTHING`,
+        [`${id}-credential`, id, hash],
+      );
+    }
+  } finally {
+    await client.end();
+  }
 }
 
 type UIPart = { type: string; data?: Record<string, unknown>; toolCallId?: string; errorText?: string };
@@ -217,13 +233,14 @@ export function httpInstance(baseUrl: string, cookie: string): RuntimeInstance {
 
 /**
  * The app over HTTP as a `BenchSystem`: client 0 is the demo user Ada; clients 1… are end users
- * of their own, so concurrent clients are different people (as in production).
+ * of their own (created here), so concurrent clients are different people, as in production.
  *
  * @param options.clients how many signed-in clients to prepare
  */
 export async function createHttpSystem(options: { baseUrl: string; databaseUrl: string; clients: number }): Promise<BenchSystem> {
-  const cookies = [await signIn(options.baseUrl, 'ada@example.com')];
-  for (let i = 1; i < options.clients; i++) cookies.push(await signUp(options.baseUrl, `bench-client-${i}@example.com`));
+  await createBenchUsers(options.databaseUrl, options.clients);
+  const cookies = [await signIn(options.baseUrl, ACCOUNTS.ada)];
+  for (let i = 1; i < options.clients; i++) cookies.push(await signIn(options.baseUrl, `bench-client-${i}@example.com`));
   const clients = cookies.map((cookie) => httpInstance(options.baseUrl, cookie));
   const db = new pg.Client({ connectionString: options.databaseUrl });
   await db.connect();
