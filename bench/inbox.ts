@@ -3,17 +3,20 @@
  * and a page after 900,000 rows read through `listInbox` — the very function GET /api/inbox calls,
  * so the query measured is the route's.
  */
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import type { Summary } from './stats';
-import { summarise } from './stats';
+import { createCountersignSystem } from './countersign';
+import { summarise, type Summary } from './stats';
 
 /** Runs and threads the seeded calls hang off (the schema's foreign keys want them). */
 const SEED_RUNS = 1_000;
 
 /**
- * Seeds `rows` pending approval calls with generate_series (threads and runs as their foreign keys
- * need), unless exactly that many seeded rows are there already. Four calls share each
- * millisecond, so pages also cross ties that the id breaks.
+ * Seeds `rows` pending approval calls with generate_series, unless exactly that many seeded rows
+ * are there already. The rows are copies of one pending call (and its run and thread) that the
+ * runtime itself creates first, so every column — also ones added by later migrations — holds
+ * what the app would write; only ids, the owning run and thread (1,000 of each) and the time
+ * differ. Four calls share each millisecond, so pages also cross ties that the id breaks.
  *
  * @returns whether it seeded (false: reused)
  */
@@ -24,37 +27,49 @@ export async function seedPendingCalls(databaseUrl: string, rows: number): Promi
     const { rows: existing } = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM pending_tool_calls WHERE id LIKE 'bench-pc-%'`);
     if (existing[0].n === rows) return false;
     await client.query('TRUNCATE pending_tool_calls, runs, threads CASCADE');
+
+    const template = createCountersignSystem(databaseUrl, { poolSize: 2 });
+    const threadId = `bench-template-${randomUUID()}`;
+    let paused;
+    try {
+      paused = await template.client(0).start({ key: 'inbox-template', threadId }, () => {});
+    } finally {
+      await template.close();
+    }
+    const { rows: found } = await client.query<{ id: string }>('SELECT id FROM pending_tool_calls WHERE run_id = $1', [paused.runId]);
+    if (found.length !== 1) throw new Error(`expected one pending call in the template run, found ${found.length}`);
+
+    // Each copy is the template row as JSON with some keys replaced, turned back into a row.
     await client.query(
-      `INSERT INTO threads (id, resource_id, agent_id, title)
-       SELECT 'bench-thread-' || g, 'bench-user-' || (g % 50), 'ops-agent', 'Bench ' || g
-       FROM generate_series(0, $1::int - 1) AS g`,
-      [SEED_RUNS],
+      `INSERT INTO threads
+       SELECT (jsonb_populate_record(NULL::threads, to_jsonb(t) || jsonb_build_object('id', 'bench-thread-' || g))).*
+       FROM threads t, generate_series(0, $2::int - 1) AS g WHERE t.id = $1`,
+      [threadId, SEED_RUNS],
     );
     await client.query(
-      `INSERT INTO runs (id, thread_id, resource_id, agent_id, message_id, status, state)
-       SELECT 'bench-run-' || g, 'bench-thread-' || g, 'bench-user-' || (g % 50), 'ops-agent', 'bench-msg-' || g, 'suspended', '{}'::jsonb
-       FROM generate_series(0, $1::int - 1) AS g`,
-      [SEED_RUNS],
+      `INSERT INTO runs
+       SELECT (jsonb_populate_record(NULL::runs, to_jsonb(r) || jsonb_build_object(
+         'id', 'bench-run-' || g, 'thread_id', 'bench-thread-' || g, 'message_id', 'bench-msg-' || g))).*
+       FROM runs r, generate_series(0, $2::int - 1) AS g WHERE r.id = $1`,
+      [paused.runId, SEED_RUNS],
     );
     await client.query(
-      `INSERT INTO pending_tool_calls (id, run_id, tool_call_id, kind, status, tool_name, args, fingerprint, approvers, policy,
-         resume_schema, thread_id, resource_id, agent_id, chain, root_run_id, root_tool_call_id, created_at)
-       SELECT 'bench-pc-' || lpad(g::text, 8, '0'),
-              'bench-run-' || (g % $2::int),
-              'call-' || g,
-              'approval', 'pending',
-              (ARRAY['delete-record', 'send-email', 'issue-refund'])[1 + g % 3],
-              jsonb_build_object('id', 'rec-' || g),
-              md5(g::text), 'requester', 'tool', '{}',
-              'bench-thread-' || (g % $2::int),
-              'bench-user-' || ((g % $2::int) % 50),
-              'ops-agent', ARRAY['ops-agent'],
-              'bench-run-' || (g % $2::int),
-              'call-' || g,
-              timestamptz '2026-01-01 00:00:00+00' + (g / 4) * interval '1 millisecond'
-       FROM generate_series(1, $1::int) AS g`,
-      [rows, SEED_RUNS],
+      `INSERT INTO pending_tool_calls
+       SELECT (jsonb_populate_record(NULL::pending_tool_calls, to_jsonb(p) || jsonb_build_object(
+         'id', 'bench-pc-' || lpad(g::text, 8, '0'),
+         'run_id', 'bench-run-' || (g % $3::int),
+         'root_run_id', 'bench-run-' || (g % $3::int),
+         'thread_id', 'bench-thread-' || (g % $3::int),
+         'tool_call_id', 'call-' || g,
+         'root_tool_call_id', 'call-' || g,
+         'args', jsonb_build_object('key', 'inbox-' || g),
+         'created_at', timestamptz '2026-01-01 00:00:00+00' + (g / 4) * interval '1 millisecond'))).*
+       FROM pending_tool_calls p, generate_series(1, $2::int) AS g WHERE p.id = $1`,
+      [found[0].id, rows, SEED_RUNS],
     );
+    await client.query('DELETE FROM threads WHERE id = $1', [threadId]);
+    const { rows: seeded } = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM pending_tool_calls WHERE status = 'pending'`);
+    if (seeded[0].n !== rows) throw new Error(`seeded ${seeded[0].n} pending calls, expected ${rows}`);
     await client.query('VACUUM ANALYZE pending_tool_calls');
     return true;
   } finally {
