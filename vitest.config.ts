@@ -21,9 +21,13 @@ export default defineConfig({
   test: {
     projects: [
       {
-        // Pure functions, tested next to their module (`lib/x/y.test.ts`); no database is started.
+        // Pure functions, tested next to their module (`lib/x/y.test.ts`, `bench/x.test.ts`); no database is started.
         extends: true,
-        test: { name: 'unit', include: ['lib/**/*.test.ts', 'components/**/*.test.ts'], exclude: ['node_modules/**', 'lib/generated/**'] },
+        test: {
+          name: 'unit',
+          include: ['lib/**/*.test.ts', 'components/**/*.test.ts', 'bench/**/*.test.ts'],
+          exclude: ['node_modules/**', 'lib/generated/**', 'bench/peer/**'],
+        },
       },
       {
         extends: true,

@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { emptySamples } from '../../bench/measure';
-import { renderReport, updateReadme, type BenchResult, type SystemReport } from '../../bench/report';
-import { fmtRatio, markdownTable, quantile, summarise } from '../../bench/stats';
+import { emptySamples } from './measure';
+import { renderReport, updateReadme, type BenchResult, type SystemReport } from './report';
+import { fmtRatio, markdownTable, quantile, summarise } from './stats';
 
 describe('bench statistics', () => {
   it('interpolates quantiles between closest ranks (R-7), whatever the input order', () => {
