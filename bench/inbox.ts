@@ -12,6 +12,26 @@ import { summarise, type Summary } from './stats';
 const SEED_RUNS = 1_000;
 
 /**
+ * Inserts `count` copies of the row `id` of `table`: every column is copied from it (so columns
+ * added by later migrations get what the app wrote) except those in `overrides`, SQL expressions
+ * of the series number `g` (from `first`).
+ */
+async function copyRows(client: pg.Client, table: string, id: string, count: number, overrides: Record<string, string>, first = 0) {
+  const { rows: columns } = await client.query<{ name: string }>(
+    `SELECT column_name AS name FROM information_schema.columns
+     WHERE table_schema = current_schema() AND table_name = $1 AND is_generated = 'NEVER'
+     ORDER BY ordinal_position`,
+    [table],
+  );
+  const names = columns.map(({ name }) => `"${name}"`).join(', ');
+  const values = columns.map(({ name }) => overrides[name] ?? `t."${name}"`).join(', ');
+  await client.query(
+    `INSERT INTO "${table}" (${names}) SELECT ${values} FROM "${table}" t, generate_series(${first}, ${first} + $2::int - 1) AS g WHERE t.id = $1`,
+    [id, count],
+  );
+}
+
+/**
  * Seeds `rows` pending approval calls with generate_series, unless exactly that many seeded rows
  * are there already. The rows are copies of one pending call (and its run and thread) that the
  * runtime itself creates first, so every column — also ones added by later migrations — holds
@@ -39,34 +59,22 @@ export async function seedPendingCalls(databaseUrl: string, rows: number): Promi
     const { rows: found } = await client.query<{ id: string }>('SELECT id FROM pending_tool_calls WHERE run_id = $1', [paused.runId]);
     if (found.length !== 1) throw new Error(`expected one pending call in the template run, found ${found.length}`);
 
-    // Each copy is the template row as JSON with some keys replaced, turned back into a row.
-    await client.query(
-      `INSERT INTO threads
-       SELECT (jsonb_populate_record(NULL::threads, to_jsonb(t) || jsonb_build_object('id', 'bench-thread-' || g))).*
-       FROM threads t, generate_series(0, $2::int - 1) AS g WHERE t.id = $1`,
-      [threadId, SEED_RUNS],
-    );
-    await client.query(
-      `INSERT INTO runs
-       SELECT (jsonb_populate_record(NULL::runs, to_jsonb(r) || jsonb_build_object(
-         'id', 'bench-run-' || g, 'thread_id', 'bench-thread-' || g, 'message_id', 'bench-msg-' || g))).*
-       FROM runs r, generate_series(0, $2::int - 1) AS g WHERE r.id = $1`,
-      [paused.runId, SEED_RUNS],
-    );
-    await client.query(
-      `INSERT INTO pending_tool_calls
-       SELECT (jsonb_populate_record(NULL::pending_tool_calls, to_jsonb(p) || jsonb_build_object(
-         'id', 'bench-pc-' || lpad(g::text, 8, '0'),
-         'run_id', 'bench-run-' || (g % $3::int),
-         'root_run_id', 'bench-run-' || (g % $3::int),
-         'thread_id', 'bench-thread-' || (g % $3::int),
-         'tool_call_id', 'call-' || g,
-         'root_tool_call_id', 'call-' || g,
-         'args', jsonb_build_object('key', 'inbox-' || g),
-         'created_at', timestamptz '2026-01-01 00:00:00+00' + (g / 4) * interval '1 millisecond'))).*
-       FROM pending_tool_calls p, generate_series(1, $2::int) AS g WHERE p.id = $1`,
-      [found[0].id, rows, SEED_RUNS],
-    );
+    await copyRows(client, 'threads', threadId, SEED_RUNS, { id: `'bench-thread-' || g` });
+    await copyRows(client, 'runs', paused.runId, SEED_RUNS, {
+      id: `'bench-run-' || g`,
+      thread_id: `'bench-thread-' || g`,
+      message_id: `'bench-msg-' || g`,
+    });
+    await copyRows(client, 'pending_tool_calls', found[0].id, rows, {
+      id: `'bench-pc-' || lpad(g::text, 8, '0')`,
+      run_id: `'bench-run-' || (g % ${SEED_RUNS})`,
+      root_run_id: `'bench-run-' || (g % ${SEED_RUNS})`,
+      thread_id: `'bench-thread-' || (g % ${SEED_RUNS})`,
+      tool_call_id: `'call-' || g`,
+      root_tool_call_id: `'call-' || g`,
+      args: `jsonb_build_object('key', 'inbox-' || g)`,
+      created_at: `timestamptz '2026-01-01 00:00:00+00' + (g / 4) * interval '1 millisecond'`,
+    }, 1);
     await client.query('DELETE FROM threads WHERE id = $1', [threadId]);
     const { rows: seeded } = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM pending_tool_calls WHERE status = 'pending'`);
     if (seeded[0].n !== rows) throw new Error(`seeded ${seeded[0].n} pending calls, expected ${rows}`);

@@ -98,7 +98,7 @@ function ensurePeerInstalled() {
   const marker = path.join(PEER_DIR, 'node_modules/.package-lock.json');
   const manifest = path.join(PEER_DIR, 'package.json');
   if (fs.existsSync(marker) && fs.statSync(marker).mtimeMs >= fs.statSync(manifest).mtimeMs) return;
-  log('installing the seed framework into bench/peer (first use)…');
+  log('installing the seed framework into bench/peer (missing or older than its package.json)…');
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   // Mastra declares Node ≥ 22.13; it runs here on Node 20, so npm's engine warnings are kept quiet.
   const result = spawnSync(npm, ['install', '--prefix', PEER_DIR, '--no-audit', '--no-fund', '--loglevel=error'], { stdio: 'inherit' });
