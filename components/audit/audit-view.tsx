@@ -7,7 +7,10 @@ import type { Viewer } from '@/components/ui/account-menu';
 import { AppNav } from '@/components/ui/app-nav';
 import { ArgsTable } from '@/components/ui/args-table';
 import { Badge } from '@/components/ui/badge';
+import { BidiWarning } from '@/components/ui/bidi-warning';
 import { Button } from '@/components/ui/button';
+import { formatJson, revealBidi, type People } from '@/components/ui/describe';
+import { PersonLabel } from '@/components/ui/person';
 import { Input } from '@/components/ui/textarea';
 import { RelativeTime } from '@/components/ui/time';
 import type { AuditEntry } from '@/lib/audit/queries';
@@ -16,7 +19,7 @@ export interface AuditViewProps {
   entries: AuditEntry[];
   nextCursor: string | null;
   filters: { actorId: string; toolName: string; kind: string };
-  people: Record<string, string>;
+  people: People;
   viewer: Viewer;
 }
 
@@ -100,13 +103,16 @@ export function AuditView({ entries, nextCursor, filters, people, viewer }: Audi
                             <RelativeTime iso={entry.at} />
                           </td>
                           <td className="px-4 py-2 whitespace-nowrap">
-                            {people[entry.actorId] ?? entry.actorId} <span className="text-xs text-muted-foreground">({entry.actorRole})</span>
+                            <PersonLabel id={entry.actorId} people={people} /> <span className="text-xs text-muted-foreground">({entry.actorRole})</span>
                           </td>
                           <td className="px-4 py-2 font-mono text-xs">{entry.chain.join(' › ') || entry.toolName}</td>
                           <td className="px-4 py-2">
                             <Badge tone={tone}>{label}</Badge>
                           </td>
-                          <td className="max-w-64 truncate px-4 py-2">{entry.reason ?? '—'}</td>
+                          <td className="max-w-64 truncate px-4 py-2">
+                            <BidiWarning value={[entry.reason, entry.args, entry.editedArgs, entry.resumeData]} compact />{' '}
+                            <bdi>{entry.reason ? revealBidi(entry.reason) : '—'}</bdi>
+                          </td>
                           <td className="px-4 py-2 font-mono text-xs" title={entry.fingerprint}>
                             {entry.fingerprint.slice(0, 12)}
                           </td>
@@ -117,7 +123,7 @@ export function AuditView({ entries, nextCursor, filters, people, viewer }: Audi
                               <div className="grid gap-3 md:grid-cols-2">
                                 <div>
                                   <p className="text-xs font-medium text-muted-foreground">Arguments the decider saw</p>
-                                  <pre className="mt-1 overflow-x-auto rounded bg-background p-2 text-xs">{JSON.stringify(entry.args, null, 2)}</pre>
+                                  <pre className="mt-1 overflow-x-auto rounded bg-background p-2 text-xs">{formatJson(entry.args)}</pre>
                                 </div>
                                 <div>
                                   <p className="text-xs font-medium text-muted-foreground">
@@ -125,7 +131,7 @@ export function AuditView({ entries, nextCursor, filters, people, viewer }: Audi
                                   </p>
                                   {entry.editedArgs || entry.resumeData ? (
                                     <pre className="mt-1 overflow-x-auto rounded bg-background p-2 text-xs">
-                                      {JSON.stringify(entry.editedArgs ?? entry.resumeData, null, 2)}
+                                      {formatJson(entry.editedArgs ?? entry.resumeData)}
                                     </pre>
                                   ) : (
                                     <p className="mt-1 text-xs text-muted-foreground">Approved or declined as shown.</p>
@@ -133,7 +139,7 @@ export function AuditView({ entries, nextCursor, filters, people, viewer }: Audi
                                 </div>
                               </div>
                               <p className="mt-2 text-xs text-muted-foreground">
-                                Requested by {people[entry.requester] ?? entry.requester} · run {entry.runId} · call {entry.toolCallId}
+                                Requested by <PersonLabel id={entry.requester} people={people} /> · run {entry.runId} · call {entry.toolCallId}
                               </p>
                             </td>
                           </tr>
@@ -162,7 +168,7 @@ export function AuditView({ entries, nextCursor, filters, people, viewer }: Audi
  * The log below 768 px: one disclosure per decision (tool, outcome, who, when), opening to the
  * reason, arguments, edits and ids — no sideways scrolling.
  */
-function AuditList({ entries, people }: { entries: AuditEntry[]; people: Record<string, string> }) {
+function AuditList({ entries, people }: { entries: AuditEntry[]; people: People }) {
   return (
     <ul className="divide-y divide-border md:hidden" aria-label="Decisions">
       {entries.map((entry) => {
@@ -178,12 +184,19 @@ function AuditList({ entries, people }: { entries: AuditEntry[]; people: Record<
                   </Badge>
                 </span>
                 <span className="flex min-w-0 flex-wrap items-center gap-x-1.5 text-xs text-muted-foreground">
-                  <span className="text-foreground">{people[entry.actorId] ?? entry.actorId}</span>
+                  <span className="text-foreground">
+                    <PersonLabel id={entry.actorId} people={people} />
+                  </span>
                   <span>({entry.actorRole})</span>
                   <span aria-hidden>·</span>
                   <RelativeTime iso={entry.at} />
                 </span>
-                {entry.reason ? <span className="line-clamp-2 text-sm break-words">“{entry.reason}”</span> : null}
+                <BidiWarning value={[entry.reason, entry.args, entry.editedArgs, entry.resumeData]} compact />
+                {entry.reason ? (
+                  <span className="line-clamp-2 text-sm break-words">
+                    “<bdi>{revealBidi(entry.reason)}</bdi>”
+                  </span>
+                ) : null}
               </summary>
               <div className="flex flex-col gap-3 px-3 pb-3 text-sm">
                 <ArgsTable args={entry.args} label="Arguments the decider saw" />
@@ -200,7 +213,7 @@ function AuditList({ entries, people }: { entries: AuditEntry[]; people: Record<
                   </div>
                 ) : null}
                 <p className="text-xs break-all text-muted-foreground">
-                  Requested by {people[entry.requester] ?? entry.requester} · fingerprint {entry.fingerprint.slice(0, 12)} · run {entry.runId}
+                  Requested by <PersonLabel id={entry.requester} people={people} /> · fingerprint {entry.fingerprint.slice(0, 12)} · run {entry.runId}
                 </p>
               </div>
             </details>

@@ -9,7 +9,7 @@ import { ArgsTable } from '@/components/ui/args-table';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { cn } from '@/components/ui/cn';
-import { describeToolCall, personName, type People } from '@/components/ui/describe';
+import { describeToolCall, formatValue, personName, revealBidi, type People } from '@/components/ui/describe';
 import { Textarea } from '@/components/ui/textarea';
 import { LocalTime } from '@/components/ui/time';
 import { readableErrorText } from '@/components/ui/readable';
@@ -155,7 +155,13 @@ function Outcome({ data, viewerId, people, tool }: { data: ApprovalCardData; vie
         {approved ? <Check className="size-4" aria-hidden /> : <X className="size-4" aria-hidden />}
         <span>
           {approved ? (decision?.editedFrom !== undefined ? 'Approved with edits' : 'Approved') : 'Declined'} by {who}
-          {!approved && reason ? `: ${reason}` : ''}
+          {!approved && reason ? (
+            <>
+              : <bdi>{revealBidi(reason)}</bdi>
+            </>
+          ) : (
+            ''
+          )}
           {decision?.at ? (
             <span className="font-normal text-muted-foreground">
               {' · '}
@@ -166,7 +172,7 @@ function Outcome({ data, viewerId, people, tool }: { data: ApprovalCardData; vie
       </p>
       {decision?.editedFrom !== undefined ? (
         <p className="text-sm text-muted-foreground" data-testid="approval-edited-from">
-          You asked for: <code className="font-mono text-xs">{JSON.stringify(decision.editedFrom)}</code>
+          You asked for: <code className="font-mono text-xs">{formatValue(decision.editedFrom)}</code>
         </p>
       ) : null}
       {tool?.state === 'output-available' ? (

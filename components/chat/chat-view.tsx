@@ -83,21 +83,40 @@ function serverIsAhead(client: ChatMessage[], server: ChatMessage[]): boolean {
   return textLength(theirs) > textLength(mine);
 }
 
+/** Wait before opening the activity feed again after the server refused it (e.g. 404, 429), in ms. */
+const FEED_RETRY_MS = 5_000;
+
 /**
  * Listens to `/api/chat/{id}/events` (SSE: the thread changed elsewhere) and calls `onActivity`.
+ * The server answers 404 until the thread exists, so the feed opens only once `exists`; a refused
+ * feed (EventSource gives up on an HTTP error) is opened again after FEED_RETRY_MS.
  * @returns whether the feed is connected (callers fall back to polling when it is not)
  */
-function useThreadActivity(threadId: string, onActivity: () => void): boolean {
+function useThreadActivity(threadId: string, exists: boolean, onActivity: () => void): boolean {
   const [connected, setConnected] = useState(false);
   const callback = useRef(onActivity);
   callback.current = onActivity;
   useEffect(() => {
-    const source = new EventSource(`/api/chat/${encodeURIComponent(threadId)}/events`);
-    source.onopen = () => setConnected(true);
-    source.onmessage = () => callback.current();
-    source.onerror = () => setConnected(source.readyState === EventSource.OPEN);
-    return () => source.close();
-  }, [threadId]);
+    if (!exists) return;
+    let source: EventSource | null = null;
+    let retry: ReturnType<typeof setTimeout> | undefined;
+    const open = () => {
+      source = new EventSource(`/api/chat/${encodeURIComponent(threadId)}/events`);
+      source.onopen = () => setConnected(true);
+      source.onmessage = () => callback.current();
+      source.onerror = () => {
+        const state = source?.readyState;
+        setConnected(state === EventSource.OPEN);
+        if (state === EventSource.CLOSED) retry = setTimeout(open, FEED_RETRY_MS);
+      };
+    };
+    open();
+    return () => {
+      clearTimeout(retry);
+      source?.close();
+      setConnected(false);
+    };
+  }, [threadId, exists]);
   return connected;
 }
 
@@ -177,7 +196,9 @@ export function ChatView({ threadId, agentId, resumeOnMount, initialMessages, vi
   const busyRef = useRef(busy);
   busyRef.current = busy;
   const refreshTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-  const live = useThreadActivity(threadId, () => {
+  // The server has the thread once an answer streamed into it (or it was loaded with messages).
+  const threadExists = messages.some((message) => message.role === 'assistant');
+  const live = useThreadActivity(threadId, threadExists, () => {
     if (busyRef.current || refreshTimer.current) return;
     // Attach to the run streaming elsewhere; when nothing streams any more, the transport
     // refreshes the server's copy instead. Notices of one burst become one attach, which is never

@@ -9,6 +9,7 @@ import { AlertDialog, AlertDialogCancel } from '@/components/ui/alert-dialog';
 import type { FriendlyError } from '@/components/ui/api-error';
 import { Button } from '@/components/ui/button';
 import { cn } from '@/components/ui/cn';
+import { revealBidi } from '@/components/ui/describe';
 import { DropdownMenu, DropdownMenuItem } from '@/components/ui/dropdown-menu';
 import { sendJson } from '@/components/ui/send-json';
 import { Input } from '@/components/ui/textarea';
@@ -150,7 +151,7 @@ function ThreadRow({
         <MessageSquare className="size-4 shrink-0" aria-hidden />
         <span className="flex min-w-0 flex-1 flex-col">
           <span data-testid="thread-title" className={cn('truncate', active && 'font-medium')}>
-            {title}
+            <bdi>{revealBidi(title)}</bdi>
           </span>
           <span className="flex items-center gap-1.5 text-xs text-muted-foreground">
             <ShortDate iso={thread.updatedAt} />

@@ -10,6 +10,7 @@ import { ArgsTable } from '@/components/ui/args-table';
 import { Button } from '@/components/ui/button';
 import { describeToolCall, personName, policyText, questionText, shortFingerprint, type People } from '@/components/ui/describe';
 import { JsonSchemaForm, schemaFromArgs } from '@/components/ui/json-schema-form';
+import { PersonLabel } from '@/components/ui/person';
 import { Textarea } from '@/components/ui/textarea';
 import { Tooltip } from '@/components/ui/tooltip';
 import { ErrorNotice } from '@/components/ui/error-notice';
@@ -72,7 +73,9 @@ export function InboxDetail(props: InboxDetailProps) {
       </header>
 
       <dl className="grid grid-cols-2 gap-x-4 gap-y-3 sm:grid-cols-3">
-        <Meta label="Requested by">{personName(item.requester, people)}</Meta>
+        <Meta label="Requested by">
+          <PersonLabel id={item.requester} people={people} />
+        </Meta>
         <Meta label="Agent">
           {item.chain.length > 0 ? item.chain.join(' › ') : item.agentId}
         </Meta>

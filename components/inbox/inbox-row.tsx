@@ -3,7 +3,9 @@ import type { Ref } from 'react';
 import type { InboxItem } from './types';
 import { Badge } from '@/components/ui/badge';
 import { cn } from '@/components/ui/cn';
-import { personName, questionText, summarizeArgs, type People } from '@/components/ui/describe';
+import { BidiWarning } from '@/components/ui/bidi-warning';
+import { questionText, summarizeArgs, type People } from '@/components/ui/describe';
+import { PersonLabel } from '@/components/ui/person';
 import { RelativeTime } from '@/components/ui/time';
 
 /** The badge saying who may decide a call (or that it is a question). */
@@ -50,15 +52,20 @@ export function InboxRowButton({
         <Icon className={cn('size-4 shrink-0', selected ? 'text-primary' : 'text-muted-foreground')} aria-hidden />
         <span className="truncate font-mono text-sm font-medium">{item.toolName}</span>
         <ApproverBadge item={item} />
+        <BidiWarning value={[item.args, item.suspendPayload]} compact />
         <RelativeTime iso={item.createdAt} className="ml-auto shrink-0 text-xs text-muted-foreground" />
       </span>
       <span className="flex w-full min-w-0 items-center gap-1.5 text-xs text-muted-foreground">
         <UserRound className="size-3 shrink-0" aria-hidden />
-        <span className="shrink-0">{personName(item.requester, people)}</span>
+        <span className="shrink-0">
+          <PersonLabel id={item.requester} people={people} />
+        </span>
         <span aria-hidden>·</span>
         <span className="truncate">{chain}</span>
       </span>
-      <span className="w-full truncate text-sm text-muted-foreground">{summary || 'No arguments'}</span>
+      <span className="w-full truncate text-sm text-muted-foreground">
+        <bdi>{summary || 'No arguments'}</bdi>
+      </span>
     </button>
   );
 }

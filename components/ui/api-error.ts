@@ -1,5 +1,5 @@
 import { formatAgo } from './format-time';
-import { personName, type People } from './describe';
+import { personName, revealBidi, type People } from './describe';
 
 /** The JSON error body every API route answers with. Source: SPEC §7. */
 export interface ApiErrorBody {
@@ -68,7 +68,7 @@ export function friendlyError(error: ApiErrorBody | null, people: People, viewer
       const who = typeof d.decidedBy === 'string' ? personName(d.decidedBy, people, viewerId) : undefined;
       const verb = VERB[String(d.status)] ?? 'decided';
       const when = typeof d.decidedAt === 'string' ? ` ${formatAgo(d.decidedAt)}` : '';
-      const reason = typeof d.reason === 'string' && d.reason.trim() ? ` (“${d.reason}”)` : '';
+      const reason = typeof d.reason === 'string' && d.reason.trim() ? ` (“${revealBidi(d.reason)}”)` : '';
       const whoText = who ? `${who === 'you' ? 'You' : who} already ${verb} this${when}${reason}.` : 'This was already decided.';
       return { code: error.code, message: whoText, next: 'Refresh to see the outcome.', issues };
     }

@@ -1,16 +1,19 @@
 import { Braces } from 'lucide-react';
-import { formatValue } from './describe';
+import { BidiWarning } from './bidi-warning';
+import { formatJson, formatValue, revealBidi } from './describe';
 import { cn } from './cn';
 
 /**
  * A tool call's arguments as a small key/value table, with the raw JSON on demand.
- * Non-object args are shown as one value.
+ * Non-object args are shown as one value. Keys and values are untrusted: each is isolated (`<bdi>`),
+ * direction controls are shown as markers, and a warning says when there are any.
  */
 export function ArgsTable({ args, className, label = 'Arguments' }: { args: unknown; className?: string; label?: string }) {
   const entries =
     args && typeof args === 'object' && !Array.isArray(args) ? Object.entries(args as Record<string, unknown>) : null;
   return (
     <div className={cn('min-w-0 text-sm', className)}>
+      <BidiWarning value={args} />
       {entries && entries.length === 0 ? (
         <p className="text-muted-foreground">No arguments.</p>
       ) : (
@@ -20,9 +23,11 @@ export function ArgsTable({ args, className, label = 'Arguments' }: { args: unkn
             {(entries ?? [['value', args] as const]).map(([key, value]) => (
               <tr key={key} className="border-b border-border/60 last:border-0">
                 <th scope="row" className="w-px py-1 pr-4 text-left align-top font-mono text-xs font-normal whitespace-nowrap text-muted-foreground">
-                  {key}
+                  <bdi>{revealBidi(key)}</bdi>
                 </th>
-                <td className="py-1 align-top font-mono text-xs break-all whitespace-pre-wrap">{formatValue(value)}</td>
+                <td className="py-1 align-top font-mono text-xs break-all whitespace-pre-wrap">
+                  <bdi>{formatValue(value)}</bdi>
+                </td>
               </tr>
             ))}
           </tbody>
@@ -34,7 +39,7 @@ export function ArgsTable({ args, className, label = 'Arguments' }: { args: unkn
           <span className="group-open:hidden">Show JSON</span>
           <span className="hidden group-open:inline">Hide JSON</span>
         </summary>
-        <pre className="mt-1 max-h-64 overflow-auto rounded-md bg-muted p-2 font-mono text-xs">{JSON.stringify(args, null, 2)}</pre>
+        <pre className="mt-1 max-h-64 overflow-auto rounded-md bg-muted p-2 font-mono text-xs">{formatJson(args)}</pre>
       </details>
     </div>
   );

@@ -7,6 +7,7 @@ import type { AgentChunk, ChunkPayloads, ChunkType, DecisionSummary } from './ch
 import { AgentError } from './errors';
 import { fingerprintToolCall } from './fingerprint';
 import { extractResumeData, summariseChunks, type GenerateResult } from './generate';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth';
 import { approvalReason, type RequestApprovalPolicy } from './policy';
 import type {
   AgentStore,
@@ -78,6 +79,12 @@ export interface AgentConfig {
 export interface StreamOptions {
   threadId: string;
   resourceId: string;
+  /**
+   * The signed-in identity starting the run, recorded as its requester: four-eyes refuses this
+   * person on the run's reviewer-only calls, and an auto-resume answer is recorded as theirs.
+   * Default: the resource, as an end user. HTTP adapters must pass the session's identity.
+   */
+  requester?: Actor;
   requireToolApproval?: RequestApprovalPolicy;
   requestContext?: RequestContext;
   maxSteps?: number;
@@ -288,9 +295,10 @@ export class Agent {
    */
   async stream(input: string | ModelMessage[], options: StreamOptions): Promise<AgentStreamResult> {
     const { threadId, resourceId } = options;
+    const requester: Actor = options.requester ?? { id: resourceId, role: 'user' };
     const autoResume = options.autoResumeSuspendedTools ?? this.defaultOptions.autoResumeSuspendedTools ?? false;
     if (autoResume && typeof input === 'string') {
-      const resumed = await this.tryAutoResume(input, options);
+      const resumed = await this.tryAutoResume(input, options, requester);
       if (resumed) return resumed;
     }
     const newMessages: ModelMessage[] = typeof input === 'string' ? [{ role: 'user', content: input }] : input;
@@ -314,7 +322,7 @@ export class Agent {
     });
     const userMessage = newMessages.length === 1 ? { id: randomUUID(), message: newMessages[0] } : undefined;
     const { history, open, waiting } = await this.store.startRun({
-      run: { id: runId, threadId, resourceId, agentId: this.id, parentRunId: null, messageId, status: 'running', state: initial },
+      run: { id: runId, threadId, resourceId, requestedBy: requester.id, agentId: this.id, parentRunId: null, messageId, status: 'running', state: initial },
       title: typeof input === 'string' ? input.slice(0, 80) : undefined,
       userMessage,
       leaseMs: LEASE_MS,
@@ -327,7 +335,7 @@ export class Agent {
       messages: [...history, ...turns, ...newMessages],
       historyLength: history.length + turns.length + newMessages.length,
     };
-    const run: RunRecord = { id: runId, threadId, resourceId, agentId: this.id, parentRunId: null, messageId, status: 'running', state };
+    const run: RunRecord = { id: runId, threadId, resourceId, requestedBy: requester.id, agentId: this.id, parentRunId: null, messageId, status: 'running', state };
     return this.launch({ id: runId, messageId }, async (segment) => {
       const ctx = this.context(segment, run, state, { requestPolicy: options.requireToolApproval, abortSignal: options.abortSignal });
       ctx.openAtStart = open;
@@ -375,6 +383,9 @@ export class Agent {
     // The answer is checked against the asking tool's schema before anything is claimed, so the row is read first.
     const target = await this.findOpenCall(input);
     const tool = target.owner.checkDecidable(target.row, input, 'suspension');
+    if (exceedsJsonDepth(resumeData)) {
+      throw new AgentError('INVALID_RESUME_DATA', `The answer is nested deeper than ${MAX_JSON_DEPTH} levels.`);
+    }
     const parsed = (tool.resumeSchema ?? z.unknown()).safeParse(resumeData);
     if (!parsed.success) {
       throw new AgentError('INVALID_RESUME_DATA', 'The answer does not match what the tool asked for.', parsed.error.issues);
@@ -501,6 +512,7 @@ export class Agent {
     // Edited arguments are validated against the tool's inputSchema before anything is claimed.
     const target = await this.findOpenCall(input);
     const tool = target.owner.checkDecidable(target.row, input, 'approval');
+    if (exceedsJsonDepth(input.args)) throw new AgentError('INVALID_ARGS', `The edited arguments are nested deeper than ${MAX_JSON_DEPTH} levels.`);
     const parsed = tool.inputSchema.safeParse(input.args);
     if (!parsed.success) throw new AgentError('INVALID_ARGS', 'The edited arguments are not valid for this tool.', parsed.error.issues);
     const args = parsed.data;
@@ -670,9 +682,10 @@ export class Agent {
    * model can extract data that passes the tool's `resumeSchema`. The claim closes the superseded
    * suspension, so it can never be answered twice.
    *
+   * @param actor who sends the message (the run's requester); the answer is recorded as theirs
    * @returns the continuation, or null when nothing was resumed (the message starts a new run)
    */
-  private async tryAutoResume(text: string, options: StreamOptions): Promise<AgentStreamResult | null> {
+  private async tryAutoResume(text: string, options: StreamOptions, actor: Actor): Promise<AgentStreamResult | null> {
     const open = (await this.store.findOpenPendingCalls({ threadId: options.threadId, resourceId: options.resourceId })).filter(
       (row) => this.findAgent(row.agentId) !== undefined,
     );
@@ -688,7 +701,6 @@ export class Agent {
     const top = await this.store.loadRun({ runId: row.rootRunId });
     if (!top?.state) return null;
     await this.store.addUserMessage({ threadId: options.threadId, runId: top.id, message: { role: 'user', content: text } });
-    const actor: Actor = { id: options.resourceId, role: 'user' };
     // A new assistant message follows the user's answer; the run itself continues where it paused.
     return this.claimAndContinue(
       { runId: top.id, toolCallId: row.rootToolCallId, actor },
@@ -918,6 +930,10 @@ export class Agent {
           continue;
         }
         // Input is validated before approval is asked: an invalid call never reaches a reviewer.
+        if (exceedsJsonDepth(call.args)) {
+          this.settle(ctx, call, { type: 'error', message: `The arguments are nested deeper than ${MAX_JSON_DEPTH} levels.` });
+          continue;
+        }
         if (JSON.stringify(call.args ?? null).includes('\\u0000')) {
           this.settle(ctx, call, { type: 'error', message: 'The arguments contain a NUL character.' });
           continue;
@@ -1102,6 +1118,7 @@ export class Agent {
       id: childRunId,
       threadId: ctx.run.threadId,
       resourceId: ctx.run.resourceId,
+      requestedBy: ctx.run.requestedBy,
       agentId: sub.id,
       parentRunId: ctx.run.id,
       messageId: randomUUID(),
@@ -1153,6 +1170,7 @@ export class Agent {
       approvers: tool.approvers,
       threadId: ctx.run.threadId,
       resourceId: ctx.run.resourceId,
+      requestedBy: ctx.run.requestedBy,
       agentId: this.id,
       chain: [...lineage.chain, tool.id],
       rootRunId: lineage.rootRunId,
@@ -1339,10 +1357,15 @@ export class Agent {
   }
 }
 
-/** Four-eyes: a reviewer-only tool refuses end users and the requester. Source: SPEC §2 "Who may decide". */
+/**
+ * Four-eyes: a reviewer-only call may be decided only by a reviewer or admin who is neither the
+ * run's requester (the identity that started it) nor the resource it runs for. The store's claim
+ * applies the same rule in SQL. Source: SPEC §2 "Who may decide".
+ * @throws AgentError FOUR_EYES
+ */
 function authorize(row: PendingCall, actor: Actor) {
   if (row.approvers !== 'reviewer') return;
-  if (actor.role === 'user' || actor.id === row.resourceId) {
+  if (actor.role === 'user' || actor.id === row.requestedBy || actor.id === row.resourceId) {
     throw new AgentError('FOUR_EYES', 'This action needs a reviewer other than the person who asked for it.');
   }
 }

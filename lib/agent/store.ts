@@ -72,6 +72,11 @@ export interface RunRecord {
   id: string;
   threadId: string;
   resourceId: string;
+  /**
+   * Who started the run: the signed-in identity, never a value from a request body. A child run
+   * inherits it. Four-eyes keeps this person from deciding the run's reviewer-only calls.
+   */
+  requestedBy: string;
   agentId: string;
   parentRunId: string | null;
   messageId: string;
@@ -116,6 +121,8 @@ export interface PendingCall {
   resumeSchema: string;
   threadId: string;
   resourceId: string;
+  /** The run's requester (RunRecord.requestedBy), whom four-eyes refuses as a decider. */
+  requestedBy: string;
   agentId: string;
   chain: string[];
   /**

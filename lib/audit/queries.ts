@@ -1,4 +1,5 @@
 import 'server-only';
+import { stringify } from 'csv-stringify/sync';
 import { z } from 'zod';
 import { afterPosition, decodeCursor, encodeCursor, type KeysetPosition } from '@/lib/http/keyset';
 import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
@@ -23,6 +24,8 @@ export interface AuditEntry {
   /** ISO 8601 */
   at: string;
   actorId: string;
+  /** The actor's email (display names are free text; emails are unique); null for an unknown id. */
+  actorEmail: string | null;
   actorRole: string;
   kind: 'approval' | 'decline' | 'resume';
   approved: boolean | null;
@@ -34,7 +37,9 @@ export interface AuditEntry {
   /** The id people address the call by (qualified for a sub-agent's call), as in the inbox and the chat. */
   toolCallId: string;
   threadId: string;
+  /** Who started the run (the signed-in identity, never a body field). */
   requester: string;
+  requesterEmail: string | null;
   fingerprint: string;
   args: unknown;
   editedArgs: unknown;
@@ -55,8 +60,10 @@ export function auditPageQuery(query: AuditQuery, after: KeysetPosition | null):
     SELECT d.id, d.created_at AS "createdAt", d.actor_id AS "actorId", d.actor_role AS "actorRole", d.kind, d.approved, d.reason,
       p.root_tool_call_id AS "toolCallId", d.fingerprint, d.args, d.edited_args AS "editedArgs", d.edited_fingerprint AS "editedFingerprint",
       d.resume_data AS "resumeData", p.tool_name AS "toolName", p.agent_id AS "agentId", p.chain, p.root_run_id AS "rootRunId",
-      p.thread_id AS "threadId", p.resource_id AS "requester"
+      p.thread_id AS "threadId", p.requested_by AS "requester", actor.email AS "actorEmail", requester.email AS "requesterEmail"
     FROM decisions d JOIN pending_tool_calls p ON p.id = d.pending_call_id
+      LEFT JOIN users actor ON actor.id = d.actor_id
+      LEFT JOIN users requester ON requester.id = p.requested_by
     WHERE (${query.actorId ?? null}::text IS NULL OR d.actor_id = ${query.actorId ?? null})
       AND (${query.kind ?? null}::text IS NULL OR d.kind = ${query.kind ?? null})
       AND (${from}::timestamptz IS NULL OR d.created_at >= ${from}::timestamptz)
@@ -84,6 +91,7 @@ export async function listAudit(query: AuditQuery, db: PrismaClient = prisma()):
       id: row.id,
       at: row.createdAt.toISOString(),
       actorId: row.actorId,
+      actorEmail: row.actorEmail,
       actorRole: row.actorRole,
       kind: row.kind,
       approved: row.approved,
@@ -95,6 +103,7 @@ export async function listAudit(query: AuditQuery, db: PrismaClient = prisma()):
       toolCallId: row.toolCallId,
       threadId: row.threadId,
       requester: row.requester,
+      requesterEmail: row.requesterEmail,
       fingerprint: row.fingerprint,
       args: row.args,
       editedArgs: row.editedArgs,
@@ -105,13 +114,21 @@ export async function listAudit(query: AuditQuery, db: PrismaClient = prisma()):
   };
 }
 
-const CSV_COLUMNS = ['at', 'actorId', 'actorRole', 'kind', 'approved', 'reason', 'toolName', 'agentId', 'requester', 'runId', 'toolCallId', 'fingerprint', 'args', 'editedArgs', 'editedFingerprint', 'resumeData'] as const;
+const CSV_COLUMNS = ['at', 'actorId', 'actorRole', 'kind', 'approved', 'reason', 'toolName', 'agentId', 'requester', 'runId', 'toolCallId', 'fingerprint', 'args', 'editedArgs', 'editedFingerprint', 'resumeData', 'actorEmail', 'requesterEmail'] as const;
 
-/** RFC 4180 CSV of audit entries (JSON columns as JSON text). */
+/**
+ * RFC 4180 CSV of audit entries: a header row, then one row per entry with every cell quoted (JSON
+ * columns as JSON text, CRLF line ends).
+ * Cells are untrusted text (reasons, arguments, answers): any cell starting with `=`, `+`, `-`, `@`,
+ * tab or CR (or their full-width forms) gets a leading `'`, so a spreadsheet shows it as text instead
+ * of running it as a formula. Source: OWASP "CSV Injection".
+ */
 export function auditCsv(entries: AuditEntry[]): string {
-  const cell = (value: unknown) => {
-    const text = value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
-    return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-  };
-  return [CSV_COLUMNS.join(','), ...entries.map((entry) => CSV_COLUMNS.map((column) => cell(entry[column])).join(','))].join('\r\n') + '\r\n';
+  const text = (value: unknown) =>
+    value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  const rows = stringify(
+    entries.map((entry) => CSV_COLUMNS.map((column) => text(entry[column]))),
+    { record_delimiter: 'windows', quoted_string: true, escape_formulas: true },
+  );
+  return `${CSV_COLUMNS.join(',')}\r\n${rows}`;
 }

@@ -2,6 +2,7 @@ import 'server-only';
 import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import type { Actor } from '@/lib/agent/tool';
+import type { People } from '@/components/ui/describe';
 import { ApiError } from '@/lib/http/errors';
 import { prisma } from '@/lib/store/db';
 import { auth } from './auth';
@@ -53,13 +54,13 @@ export async function requirePageActor(roles: readonly Role[] = ROLES, next = '/
 }
 
 /**
- * Display names of the given user ids (unknown ids map to themselves).
- * @returns `{ [id]: name }`
+ * Display names and emails of the given user ids (an unknown id maps to itself, without email).
+ * @returns `{ [id]: { name, email } }`
  */
-export async function displayNames(ids: Iterable<string>): Promise<Record<string, string>> {
+export async function displayNames(ids: Iterable<string>): Promise<People> {
   const unique = [...new Set(ids)];
-  const users = await prisma().user.findMany({ where: { id: { in: unique } }, select: { id: true, name: true } });
-  const names = Object.fromEntries(unique.map((id) => [id, id]));
-  for (const user of users) names[user.id] = user.name;
-  return names;
+  const users = await prisma().user.findMany({ where: { id: { in: unique } }, select: { id: true, name: true, email: true } });
+  const people: People = Object.fromEntries(unique.map((id) => [id, { name: id, email: null }]));
+  for (const user of users) people[user.id] = { name: user.name, email: user.email };
+  return people;
 }

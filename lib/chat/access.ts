@@ -26,27 +26,29 @@ export async function assertRunAccess(
 }
 
 /**
- * Who a thread's requests act for: an end user acts only as themself; reviewers and admins may act
- * for any resource (agents API). A thread stays with the resource that started it, and a deleted
- * thread is closed to everyone. Someone else's or a deleted thread answers like an unknown one.
- * A thread that does not exist yet passes (the first message creates it).
+ * Whether the signed-in person may write into a thread (chat, agents API: start a run, answer by
+ * auto-resume, decide by thread): everyone acts only as themself — `resourceId` must be their own
+ * id, whatever their role — and only on their own threads (or a new one, which becomes theirs).
+ * Reviewers decide other people's calls by run id (runs routes, approve/decline), never by writing
+ * into their threads. A deleted thread is closed to everyone. Someone else's or a deleted thread
+ * answers like an unknown one. A thread that does not exist yet passes (the first message creates it).
  *
  * @returns the thread's owner and title, or null when it does not exist yet
- * @throws ApiError 403 FORBIDDEN (a user naming someone else), 404 NOT_FOUND (someone else's or a deleted thread)
+ * @throws ApiError 403 FORBIDDEN (resourceId names someone else), 404 NOT_FOUND (someone else's or a deleted thread)
  */
 export async function assertThreadAccess(input: {
   threadId: string;
   resourceId: string;
   actor: Actor;
 }): Promise<{ resourceId: string; title: string } | null> {
-  if (input.actor.role === 'user' && input.resourceId !== input.actor.id) {
-    throw new ApiError(403, 'FORBIDDEN', 'You can only act as yourself.');
+  if (input.resourceId !== input.actor.id) {
+    throw new ApiError(403, 'FORBIDDEN', 'You can only act as yourself: resourceId must be your own user id.');
   }
   const thread = await prisma().thread.findUnique({
     where: { id: input.threadId },
     select: { resourceId: true, title: true, deletedAt: true },
   });
-  if (thread && (thread.resourceId !== input.resourceId || thread.deletedAt !== null)) {
+  if (thread && (thread.resourceId !== input.actor.id || thread.deletedAt !== null)) {
     throw new ApiError(404, 'NOT_FOUND', 'No such thread.');
   }
   return thread ? { resourceId: thread.resourceId, title: thread.title } : null;

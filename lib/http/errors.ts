@@ -1,6 +1,7 @@
 import 'server-only';
 import { z } from 'zod';
 import { AgentError } from '@/lib/agent/errors';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '@/lib/agent/json-depth';
 
 /** An HTTP error with a stable code and a message safe to show. */
 export class ApiError extends Error {
@@ -111,7 +112,8 @@ function findUnstorable(value: unknown): boolean {
 
 /**
  * Parses and validates a JSON body.
- * @throws ApiError 400 INVALID_JSON, 400 INVALID_TEXT (NUL or lone surrogates), 400 BAD_REQUEST (zod issues in details)
+ * @throws ApiError 400 INVALID_JSON, 400 JSON_TOO_DEEP (nested deeper than MAX_JSON_DEPTH), 400 INVALID_TEXT
+ *   (NUL or lone surrogates), 400 BAD_REQUEST (zod issues in details)
  */
 export function parseJson<S extends z.ZodType>(text: string, schema: S): z.infer<S> {
   let value: unknown;
@@ -119,6 +121,10 @@ export function parseJson<S extends z.ZodType>(text: string, schema: S): z.infer
     value = JSON.parse(text);
   } catch {
     throw new ApiError(400, 'INVALID_JSON', 'The request body is not valid JSON.');
+  }
+  // Checked first: every later step (the text check, zod) walks the value recursively.
+  if (exceedsJsonDepth(value)) {
+    throw new ApiError(400, 'JSON_TOO_DEEP', `The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`);
   }
   if (findUnstorable(value)) throw new ApiError(400, 'INVALID_TEXT', 'The request contains a NUL character or broken Unicode.');
   const parsed = schema.safeParse(value);

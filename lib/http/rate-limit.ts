@@ -1,5 +1,6 @@
 import 'server-only';
 import { prisma } from '@/lib/store/db';
+import { securitySettings } from '@/lib/security/settings';
 import { ApiError } from './errors';
 
 /**
@@ -21,4 +22,16 @@ export async function consumeRateLimit(input: { key: string; limit: number; wind
     const retryAfterSeconds = Math.max(1, Math.ceil((windowStart.getTime() + input.windowMs - now) / 1000));
     throw new ApiError(429, 'RATE_LIMITED', `Too many requests; try again in ${retryAfterSeconds} s.`, { retryAfterSeconds });
   }
+}
+
+/**
+ * Counts one request of `actorId` to a group of API routes against its per-minute limit
+ * (AGENTS_RATE_LIMIT_PER_MINUTE, RUNS_RATE_LIMIT_PER_MINUTE). Call it once the request is
+ * well-formed, so refused garbage changes nothing.
+ * @throws ApiError 429 RATE_LIMITED
+ */
+export async function consumeApiRateLimit(group: 'agents' | 'runs', actorId: string): Promise<void> {
+  const settings = securitySettings();
+  const limit = group === 'agents' ? settings.AGENTS_RATE_LIMIT_PER_MINUTE : settings.RUNS_RATE_LIMIT_PER_MINUTE;
+  await consumeRateLimit({ key: `${group}:${actorId}`, limit, windowMs: 60_000 });
 }

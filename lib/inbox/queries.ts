@@ -22,7 +22,7 @@ export interface InboxItem {
   /** JSON Schema (string) of the decision or the answer. */
   resumeSchema: string;
   threadId: string;
-  /** The end user who asked (the thread's resource). */
+  /** Who started the run (the signed-in identity that asked; see runs.requested_by). */
   requester: string;
   agentId: string;
   chain: string[];
@@ -85,7 +85,7 @@ export async function listInbox(query: InboxQuery, db: PrismaClient = prisma()):
         suspendPayload: call.suspendPayload,
         resumeSchema: call.resumeSchema,
         threadId: call.threadId,
-        requester: call.resourceId,
+        requester: call.requestedBy,
         agentId: call.agentId,
         chain: call.chain,
         createdAt: call.createdAt.toISOString(),

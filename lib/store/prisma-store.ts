@@ -68,6 +68,7 @@ export function toPendingCall(row: PendingRow): PendingCall {
     resumeSchema: row.resumeSchema,
     threadId: row.threadId,
     resourceId: row.resourceId,
+    requestedBy: row.requestedBy,
     agentId: row.agentId,
     chain: row.chain,
     rootRunId: row.rootRunId,
@@ -82,11 +83,14 @@ export function toPendingCall(row: PendingRow): PendingCall {
   };
 }
 
-function toRunRecord(row: Pick<RunRow, 'id' | 'threadId' | 'resourceId' | 'agentId' | 'parentRunId' | 'messageId' | 'status' | 'state'>): RunRecord {
+function toRunRecord(
+  row: Pick<RunRow, 'id' | 'threadId' | 'resourceId' | 'requestedBy' | 'agentId' | 'parentRunId' | 'messageId' | 'status' | 'state'>,
+): RunRecord {
   return {
     id: row.id,
     threadId: row.threadId,
     resourceId: row.resourceId,
+    requestedBy: row.requestedBy,
     agentId: row.agentId,
     parentRunId: row.parentRunId,
     messageId: row.messageId,
@@ -113,6 +117,7 @@ export const pendingColumns = (alias: string) =>
       'resume_schema AS "resumeSchema"',
       'thread_id AS "threadId"',
       'resource_id AS "resourceId"',
+      'requested_by AS "requestedBy"',
       'agent_id AS "agentId"',
       'chain',
       'root_run_id AS "rootRunId"',
@@ -136,7 +141,7 @@ const pendingFromJson = (call: PendingRow) =>
 /** A run's columns under the names Prisma gives them, for raw statements. */
 const runColumns = (alias: string) =>
   Prisma.raw(
-    ['id', 'thread_id AS "threadId"', 'resource_id AS "resourceId"', 'agent_id AS "agentId"', 'parent_run_id AS "parentRunId"', 'message_id AS "messageId"', 'status', 'state']
+    ['id', 'thread_id AS "threadId"', 'resource_id AS "resourceId"', 'requested_by AS "requestedBy"', 'agent_id AS "agentId"', 'parent_run_id AS "parentRunId"', 'message_id AS "messageId"', 'status', 'state']
       .map((column) => `${alias}.${column}`)
       .join(', '),
   );
@@ -165,6 +170,7 @@ const insertPendingCalls = (calls: NewPendingCall[], status: 'pending' | 'waitin
     resume_schema: call.resumeSchema,
     thread_id: call.threadId,
     resource_id: call.resourceId,
+    requested_by: call.requestedBy,
     agent_id: call.agentId,
     chain: call.chain,
     root_run_id: call.rootRunId,
@@ -173,9 +179,9 @@ const insertPendingCalls = (calls: NewPendingCall[], status: 'pending' | 'waitin
   }));
   return Prisma.sql`
   INSERT INTO pending_tool_calls (id, run_id, tool_call_id, kind, status, tool_name, args, fingerprint, approvers, policy,
-    suspend_payload, resume_schema, thread_id, resource_id, agent_id, chain, root_run_id, root_tool_call_id, child_run_id)
+    suspend_payload, resume_schema, thread_id, resource_id, requested_by, agent_id, chain, root_run_id, root_tool_call_id, child_run_id)
   SELECT id, run_id, tool_call_id, kind, status, tool_name, args, fingerprint, approvers, policy,
-    suspend_payload, resume_schema, thread_id, resource_id, agent_id, chain, root_run_id, root_tool_call_id, child_run_id
+    suspend_payload, resume_schema, thread_id, resource_id, requested_by, agent_id, chain, root_run_id, root_tool_call_id, child_run_id
   FROM jsonb_populate_recordset(NULL::pending_tool_calls, ${jsonb(rows)})`;
 };
 
@@ -242,8 +248,8 @@ export class PrismaAgentStore implements AgentStore {
         FROM messages m WHERE m.thread_id = ${run.threadId}
       ),
       run AS (
-        INSERT INTO runs (id, thread_id, resource_id, agent_id, parent_run_id, message_id, status, state, lease_expires_at)
-        SELECT ${run.id}, thread.id, ${run.resourceId}, ${run.agentId}, NULL, ${run.messageId}, 'running',
+        INSERT INTO runs (id, thread_id, resource_id, requested_by, agent_id, parent_run_id, message_id, status, state, lease_expires_at)
+        SELECT ${run.id}, thread.id, ${run.resourceId}, ${run.requestedBy}, ${run.agentId}, NULL, ${run.messageId}, 'running',
           jsonb_set(
             jsonb_set(input.state, '{messages}', history.messages || (input.state -> 'messages')),
             '{historyLength}', to_jsonb(jsonb_array_length(history.messages) + (input.state ->> 'historyLength')::int)
@@ -275,8 +281,8 @@ export class PrismaAgentStore implements AgentStore {
   async startChildRun({ run, delegation }: { run: RunRecord; delegation: NewPendingCall }) {
     await this.db.$executeRaw`
       WITH child AS (
-        INSERT INTO runs (id, thread_id, resource_id, agent_id, parent_run_id, message_id, status, state)
-        VALUES (${run.id}, ${run.threadId}, ${run.resourceId}, ${run.agentId}, ${run.parentRunId}, ${run.messageId}, ${run.status}, ${jsonb(run.state)})
+        INSERT INTO runs (id, thread_id, resource_id, requested_by, agent_id, parent_run_id, message_id, status, state)
+        VALUES (${run.id}, ${run.threadId}, ${run.resourceId}, ${run.requestedBy}, ${run.agentId}, ${run.parentRunId}, ${run.messageId}, ${run.status}, ${jsonb(run.state)})
       ),
       delegation AS (${insertPendingCalls([delegation], 'waiting')}),
       parent AS (UPDATE runs SET open_calls = open_calls + 1 WHERE id = ${delegation.runId})
@@ -296,7 +302,7 @@ export class PrismaAgentStore implements AgentStore {
 
   async loadDecisionTarget({ rootRunId }: { rootRunId: string }) {
     const rows = await this.db.$queryRaw<(Omit<RunSummary, 'status'> & { status: string; calls: PendingRow[] | null })[]>`
-      SELECT r.id, r.thread_id AS "threadId", r.resource_id AS "resourceId", r.agent_id AS "agentId",
+      SELECT r.id, r.thread_id AS "threadId", r.resource_id AS "resourceId", r.requested_by AS "requestedBy", r.agent_id AS "agentId",
         r.parent_run_id AS "parentRunId", r.message_id AS "messageId", r.status, r.state IS NOT NULL AS "hasState",
         (SELECT json_agg(p ORDER BY p.seq) FROM (SELECT ${pendingColumns('c')}, c.seq FROM pending_tool_calls c WHERE c.root_run_id = r.id) p) AS calls
       FROM runs r WHERE r.id = ${rootRunId}`;
@@ -417,7 +423,7 @@ export class PrismaAgentStore implements AgentStore {
           AND c.kind = ${input.kind}
           AND c.agent_id || ' ' || c.tool_name = ANY(${input.executable}::text[])
           -- Four-eyes, as Agent's authorize(): a reviewer-only call needs a reviewer who did not ask for it.
-          AND (c.approvers <> 'reviewer' OR (${actor.role} <> 'user' AND ${actor.id} <> c.resource_id))
+          AND (c.approvers <> 'reviewer' OR (${actor.role} <> 'user' AND ${actor.id} <> c.resource_id AND ${actor.id} <> c.requested_by))
           AND (${input.fingerprint ?? null}::text IS NULL OR c.fingerprint = ${input.fingerprint ?? null})
       ),
       claimed AS (

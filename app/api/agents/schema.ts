@@ -1,4 +1,5 @@
 import type { ModelMessage } from 'ai';
+import type { Actor } from '@/lib/agent/tool';
 import { z } from 'zod';
 
 /**
@@ -59,11 +60,15 @@ export const suspendedRunsQuerySchema = z.object({
 
 export type StreamBody = z.infer<typeof streamBodySchema>;
 
-/** The stream options of a stream/generate body. */
-export function streamOptions(body: StreamBody) {
+/**
+ * The stream options of a stream/generate body.
+ * @param requester the signed-in person: the run's requester, never taken from the body
+ */
+export function streamOptions(body: StreamBody, requester: Actor) {
   return {
     threadId: body.threadId,
     resourceId: body.resourceId,
+    requester,
     requireToolApproval: body.requireToolApproval,
     autoResumeSuspendedTools: body.autoResumeSuspendedTools,
     maxSteps: body.maxSteps,

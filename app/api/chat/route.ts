@@ -42,6 +42,11 @@ async function chat(body: ChatRequest, text: string | null, actor: Actor): Promi
   if (body.decision) return uiStreamResponse(await continueRun({ type: 'decision', ...body.decision, actor, threadId: body.id }));
   if (body.resume) return uiStreamResponse(await continueRun({ type: 'resume', ...body.resume, actor, threadId: body.id }));
   const agent = getAgent(thread?.agentId ?? body.agentId ?? DEFAULT_AGENT_ID);
-  const result = await agent.stream(text!, { threadId: body.id, resourceId: actor.id, requireToolApproval: body.requireToolApproval });
+  const result = await agent.stream(text!, {
+    threadId: body.id,
+    resourceId: actor.id,
+    requester: actor,
+    requireToolApproval: body.requireToolApproval,
+  });
   return uiStreamResponse(result);
 }

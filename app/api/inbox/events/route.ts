@@ -9,9 +9,10 @@ import { notifications } from '@/lib/store/listen';
  * its list. Source: SPEC §7 `GET /api/inbox/events`.
  */
 export const GET = withErrors(async (request: Request) => {
-  await requireActor(request, ['reviewer', 'admin']);
+  const actor = await requireActor(request, ['reviewer', 'admin']);
   return noticeStreamResponse({
     request,
+    actorId: actor.id,
     event: '{"type":"changed"}',
     debounceMs: 150,
     subscribe: async (notify) => [await notifications().subscribe('countersign_pending', notify)],

@@ -3,6 +3,7 @@ import { requireActor } from '@/lib/auth/session';
 import { assertRunAccess } from '@/lib/chat/access';
 import { getAgent } from '@/lib/demo/agents';
 import { readJson, withErrors } from '@/lib/http/errors';
+import { consumeApiRateLimit } from '@/lib/http/rate-limit';
 import { chunkSseResponse } from '@/lib/http/sse';
 
 type Params = { params: Promise<{ agentId: string }> };
@@ -11,6 +12,7 @@ export const POST = withErrors(async (request: Request, { params }: Params) => {
   const actor = await requireActor(request);
   const agent = getAgent((await params).agentId);
   const body = await readJson(request, approveBodySchema);
+  await consumeApiRateLimit('agents', actor.id);
   await assertRunAccess(body.runId, actor);
   const result = await agent.approveToolCall({ ...body, actor });
   return chunkSseResponse(result.fullStream);

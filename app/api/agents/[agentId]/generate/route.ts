@@ -3,6 +3,7 @@ import { requireActor } from '@/lib/auth/session';
 import { assertThreadAccess } from '@/lib/chat/access';
 import { getAgent } from '@/lib/demo/agents';
 import { readJson, withErrors } from '@/lib/http/errors';
+import { consumeApiRateLimit } from '@/lib/http/rate-limit';
 
 type Params = { params: Promise<{ agentId: string }> };
 
@@ -10,6 +11,7 @@ export const POST = withErrors(async (request: Request, { params }: Params) => {
   const actor = await requireActor(request);
   const agent = getAgent((await params).agentId);
   const body = await readJson(request, streamBodySchema);
+  await consumeApiRateLimit('agents', actor.id);
   await assertThreadAccess({ threadId: body.threadId, resourceId: body.resourceId, actor });
-  return Response.json(await agent.generate(streamInput(body), streamOptions(body)));
+  return Response.json(await agent.generate(streamInput(body), streamOptions(body, actor)));
 });
