@@ -6,12 +6,15 @@ export const E2E_DATABASE_URL =
 
 /**
  * Environment of every end-to-end server: plain http on 127.0.0.1 (so cookies cannot be Secure),
- * a fixed auth secret, and rate limits the whole suite stays under (one test lowers the chat one).
+ * a fixed auth secret, and rate limits the whole suite stays under (tests that check a limit lower it
+ * on a server of their own).
  */
 export const E2E_SERVER_ENV: Record<string, string> = {
   BETTER_AUTH_SECRET: 'e2e-only-secret-0123456789abcdefghijklmnopqrstuvwxyz',
   COUNTERSIGN_COOKIE_SECURE: 'false',
   CHAT_RATE_LIMIT_PER_MINUTE: '1000',
+  AGENTS_RATE_LIMIT_PER_MINUTE: '1000',
+  RUNS_RATE_LIMIT_PER_MINUTE: '1000',
   // The suite signs in dozens of times a minute from 127.0.0.1; better-auth would throttle that.
   COUNTERSIGN_AUTH_RATE_LIMIT: 'off',
   NEXT_TELEMETRY_DISABLED: '1',

@@ -1,0 +1,119 @@
+import 'server-only';
+import type { BetterAuthOptions } from 'better-auth';
+import { APIError, createAuthMiddleware, isAPIError } from 'better-auth/api';
+import { countInWindow } from '@/lib/http/rate-limit';
+import { securitySettings } from '@/lib/security/settings';
+import { prisma } from '@/lib/store/db';
+
+/**
+ * Rules around better-auth's routes: who may sign up, when an account is locked after failed
+ * sign-ins, and that changing a password signs out the other sessions. Counters live in
+ * PostgreSQL, so every server sees the same numbers.
+ */
+
+/** The account key of an email: trimmed and lower-cased. */
+const accountKey = (email: unknown) => (typeof email === 'string' ? email.trim().toLowerCase() : '');
+
+/**
+ * Whether self sign-up accepts `email` under the settings.
+ * @returns null when allowed, else the error code: SIGN_UP_DISABLED or EMAIL_DOMAIN_NOT_ALLOWED
+ */
+export function signUpRefusal(email: string): 'SIGN_UP_DISABLED' | 'EMAIL_DOMAIN_NOT_ALLOWED' | null {
+  const { SIGN_UP_ENABLED, SIGN_UP_EMAIL_DOMAINS } = securitySettings();
+  if (!SIGN_UP_ENABLED) return 'SIGN_UP_DISABLED';
+  if (SIGN_UP_EMAIL_DOMAINS.length === 0) return null;
+  const domain = accountKey(email).split('@').at(-1) ?? '';
+  return SIGN_UP_EMAIL_DOMAINS.includes(domain) ? null : 'EMAIL_DOMAIN_NOT_ALLOWED';
+}
+
+/**
+ * The lock on an account, if any.
+ * @returns when it ends, or null when the account is not locked
+ */
+async function lockedUntil(email: string): Promise<Date | null> {
+  const row = await prisma().signInFailure.findUnique({ where: { email }, select: { lockedUntil: true } });
+  return row?.lockedUntil && row.lockedUntil > new Date() ? row.lockedUntil : null;
+}
+
+/**
+ * Counts a failed sign-in in one statement: within SIGN_IN_LOCKOUT_MINUTES of the first failure
+ * the count grows, after that it starts again; at SIGN_IN_MAX_FAILURES the account is locked for
+ * SIGN_IN_LOCKOUT_MINUTES. Unknown emails are counted like real ones (no account enumeration).
+ */
+async function recordFailure(email: string): Promise<void> {
+  const { SIGN_IN_MAX_FAILURES: max, SIGN_IN_LOCKOUT_MINUTES: minutes } = securitySettings();
+  await prisma().$executeRaw`
+    INSERT INTO sign_in_failures (email, failures, window_started_at, locked_until)
+    VALUES (${email}, 1, now(), CASE WHEN 1 >= ${max} THEN now() + make_interval(mins => ${minutes}) END)
+    ON CONFLICT (email) DO UPDATE SET
+      failures = CASE WHEN sign_in_failures.window_started_at < now() - make_interval(mins => ${minutes})
+                      THEN 1 ELSE sign_in_failures.failures + 1 END,
+      window_started_at = CASE WHEN sign_in_failures.window_started_at < now() - make_interval(mins => ${minutes})
+                               THEN now() ELSE sign_in_failures.window_started_at END,
+      locked_until = CASE
+        WHEN (CASE WHEN sign_in_failures.window_started_at < now() - make_interval(mins => ${minutes})
+                   THEN 1 ELSE sign_in_failures.failures + 1 END) >= ${max}
+        THEN now() + make_interval(mins => ${minutes})
+        ELSE sign_in_failures.locked_until END`;
+  // Rows of long-past failures are of no use; trim them now and then.
+  if (Math.random() < 0.01) {
+    await prisma().$executeRaw`DELETE FROM sign_in_failures WHERE window_started_at < now() - interval '1 day' AND (locked_until IS NULL OR locked_until < now())`;
+  }
+}
+
+/**
+ * better-auth's limiter storage on the `rate_limits` table (fixed windows of `rule.window`
+ * seconds), instead of its default per-process memory.
+ */
+export const postgresRateLimitStorage: NonNullable<NonNullable<BetterAuthOptions['rateLimit']>['customStorage']> = {
+  async consume(key, rule) {
+    const { count, retryAfterSeconds } = await countInWindow({ key: `auth:${key}`, windowMs: rule.window * 1000 });
+    return count > rule.max ? { allowed: false, retryAfter: retryAfterSeconds } : { allowed: true, retryAfter: null };
+  },
+};
+
+/**
+ * Before each auth route:
+ * - `/sign-up/email`: 403 SIGN_UP_DISABLED unless SIGN_UP_ENABLED; 403 EMAIL_DOMAIN_NOT_ALLOWED
+ *   outside SIGN_UP_EMAIL_DOMAINS.
+ * - `/sign-in/email`: 429 ACCOUNT_LOCKED while the account is locked (the password is not even
+ *   checked, so guessing stops).
+ * - `/change-password`: `revokeOtherSessions` defaults to true (only an explicit `false` keeps the
+ *   other sessions), so a stolen session dies with the old password.
+ */
+export const beforeAuthRoute = createAuthMiddleware(async (ctx) => {
+  if (ctx.path === '/sign-up/email') {
+    const refusal = signUpRefusal(String(ctx.body?.email ?? ''));
+    if (refusal === 'SIGN_UP_DISABLED') {
+      throw new APIError('FORBIDDEN', { code: refusal, message: 'Creating your own account is turned off here; ask an administrator for one.' });
+    }
+    if (refusal) throw new APIError('FORBIDDEN', { code: refusal, message: 'Accounts can only be created with an email address of an allowed domain.' });
+  }
+  if (ctx.path === '/sign-in/email') {
+    const until = await lockedUntil(accountKey(ctx.body?.email));
+    if (until) {
+      const seconds = Math.max(1, Math.ceil((until.getTime() - Date.now()) / 1000));
+      throw new APIError(
+        'TOO_MANY_REQUESTS',
+        { code: 'ACCOUNT_LOCKED', message: `Too many failed sign-ins; this account is locked for ${Math.ceil(seconds / 60)} more minute(s).` },
+        { 'Retry-After': String(seconds) },
+      );
+    }
+  }
+  if (ctx.path === '/change-password' && ctx.body && ctx.body.revokeOtherSessions === undefined) {
+    return { context: { body: { ...ctx.body, revokeOtherSessions: true } } };
+  }
+});
+
+/** After `/sign-in/email`: a wrong password counts towards the lockout; a success clears the count. */
+export const afterAuthRoute = createAuthMiddleware(async (ctx) => {
+  if (ctx.path !== '/sign-in/email') return;
+  const email = accountKey(ctx.body?.email);
+  if (!email) return;
+  const returned = ctx.context.returned;
+  if (isAPIError(returned)) {
+    if (returned.statusCode === 401) await recordFailure(email);
+    return;
+  }
+  await prisma().signInFailure.deleteMany({ where: { email } });
+});
