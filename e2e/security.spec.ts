@@ -206,6 +206,23 @@ test.describe('bad input changes nothing', () => {
       },
       { name: 'unknown API route', send: () => request.post('/api/nothing/here', { data: {} }), status: 404, code: 'NOT_FOUND' },
       { name: 'resume without resumeData', send: () => request.post('/api/runs/x/tool-calls/y/resume', { data: {} }), status: 400, code: 'BAD_REQUEST' },
+      // JSON nested 100,000 levels deep (200 KB): refused before anything walks it.
+      ...[
+        ['/api/chat', (deep: string) => `{"id":"deep","messages":${deep}}`],
+        ['/api/agents/ops-agent/stream', (deep: string) => `{"messages":"hi","threadId":"t","resourceId":"user-ada","requestContext":{"a":${deep}}}`],
+        ['/api/runs/x/tool-calls/y/decision', (deep: string) => `{"approved":true,"args":${deep}}`],
+        ['/api/runs/x/tool-calls/y/resume', (deep: string) => `{"resumeData":${deep}}`],
+        ['/api/auth/sign-in/email', (deep: string) => `{"email":"ada@example.com","password":${deep}}`],
+      ].map(([path, body]) => ({
+        name: `deeply nested JSON to ${path}`,
+        send: () =>
+          request.post(path as string, {
+            headers: { 'content-type': 'application/json' },
+            data: Buffer.from((body as (deep: string) => string)('['.repeat(100_000) + ']'.repeat(100_000))),
+          }),
+        status: 400,
+        code: 'JSON_TOO_DEEP',
+      })),
     ];
     for (const c of cases) {
       const response = await c.send();

@@ -17,6 +17,28 @@ export class Db {
     return (await this.client.query(sql, params)).rows as T[];
   }
 
+  /**
+   * A fresh account for a test that must not share counters (rate limits, lockouts) with others:
+   * password DEMO_PASSWORD (the hash is copied from Ada's account).
+   * @returns its user id and email
+   */
+  async createAccount(input: { role?: 'user' | 'reviewer' | 'admin'; name?: string } = {}): Promise<{ id: string; email: string }> {
+    const id = `test-${crypto.randomUUID()}`;
+    const email = `${id}@example.com`;
+    await this.client.query('INSERT INTO users (id, name, email, email_verified, role) VALUES ($1, $2, $3, true, $4)', [
+      id,
+      input.name ?? 'Test person',
+      email,
+      input.role ?? 'user',
+    ]);
+    await this.client.query(
+      `INSERT INTO accounts (id, account_id, provider_id, user_id, password)
+       SELECT $1, $1, 'credential', $1, password FROM accounts WHERE user_id = 'user-ada' AND provider_id = 'credential'`,
+      [id],
+    );
+    return { id, email };
+  }
+
   async pendingCalls(where: { toolName: string; status?: string }) {
     const { rows } = await this.client.query(
       'SELECT run_id, tool_call_id, status FROM pending_tool_calls WHERE tool_name = $1 AND ($2::text IS NULL OR status = $2) ORDER BY created_at',

@@ -3,6 +3,7 @@ import { createUIMessageStreamResponse } from 'ai';
 import type { AgentStreamResult } from '@/lib/agent/agent';
 import type { Actor } from '@/lib/agent/tool';
 import { getAgent } from '@/lib/demo/agents';
+import { consumeApiRateLimit } from '@/lib/http/rate-limit';
 import { assertRunAccess } from './access';
 import { uiChunkTransform } from '@/lib/ui-stream/map';
 
@@ -15,10 +16,15 @@ export type Continuation =
  * Applies a decision or resume on behalf of `actor` and returns the run's continuation.
  * End users may only act on their own runs (others' runs answer 404, as if unknown).
  *
- * @throws ApiError 404 NO_SNAPSHOT_FOUND; AgentError codes of the runtime (409, 403, 422…)
+ * @param input.rateLimit the route group whose per-person limit this request counts against, once
+ *   the run is known to be the actor's to reach (an unknown run changes nothing)
+ * @throws ApiError 404 NO_SNAPSHOT_FOUND, 429 RATE_LIMITED; AgentError codes of the runtime (409, 403, 422…)
  */
-export async function continueRun(input: Continuation & { actor: Actor; threadId?: string }): Promise<AgentStreamResult> {
+export async function continueRun(
+  input: Continuation & { actor: Actor; threadId?: string; rateLimit?: 'runs' },
+): Promise<AgentStreamResult> {
   const run = await assertRunAccess(input.runId, input.actor, input.threadId);
+  if (input.rateLimit) await consumeApiRateLimit(input.rateLimit, input.actor.id);
   const agent = getAgent(run.agentId);
   const target = { runId: input.runId, toolCallId: input.toolCallId, actor: input.actor };
   if (input.type === 'resume') return agent.resumeStream(input.resumeData, target);

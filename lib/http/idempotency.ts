@@ -21,6 +21,8 @@ const MAX_KEY_LENGTH = 200;
  * same key and body gets that response again with no second effect. Without the header the
  * handler simply runs.
  *
+ * A 429 answer is not kept (nothing happened; the retry runs again).
+ *
  * Errors: 400 INVALID_IDEMPOTENCY_KEY (longer than 200 characters), 422 IDEMPOTENCY_KEY_REUSED (same
  * key, different request), 409 IDEMPOTENCY_IN_PROGRESS (the first request is still running).
  *
@@ -77,6 +79,11 @@ export async function withIdempotency(
     response = await handler();
   } catch (error) {
     response = toErrorResponse(error);
+  }
+  // Rate-limited: nothing was done, so nothing is remembered; a retry after Retry-After runs anew.
+  if (response.status === 429) {
+    await db.idempotencyKey.delete({ where: { actorId_key: { actorId: input.actorId, key } } });
+    return response;
   }
   const save = (body: string) =>
     db.idempotencyKey.update({

@@ -11,7 +11,8 @@ export const POST = withErrors(async (request: Request, { params }: Params) => {
   const actor = await requireActor(request);
   const agent = getAgent((await params).agentId);
   const body = await readJson(request, streamBodySchema);
-  await consumeApiRateLimit('agents', actor.id);
   await assertThreadAccess({ threadId: body.threadId, resourceId: body.resourceId, actor });
+  // Counted once the request is well-formed and addresses something the person may reach.
+  await consumeApiRateLimit('agents', actor.id);
   return Response.json(await agent.generate(streamInput(body), streamOptions(body, actor)));
 });

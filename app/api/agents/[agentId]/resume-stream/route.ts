@@ -12,8 +12,9 @@ export const POST = withErrors(async (request: Request, { params }: Params) => {
   const actor = await requireActor(request);
   const agent = getAgent((await params).agentId);
   const { resumeData, ...target } = await readJson(request, resumeBodySchema);
-  await consumeApiRateLimit('agents', actor.id);
   await assertRunAccess(target.runId, actor);
+  // Counted once the request is well-formed and addresses something the person may reach.
+  await consumeApiRateLimit('agents', actor.id);
   const result = await agent.resumeStream(resumeData, { ...target, actor });
   return chunkSseResponse(result.fullStream);
 });

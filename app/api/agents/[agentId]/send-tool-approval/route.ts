@@ -11,8 +11,9 @@ export const POST = withErrors(async (request: Request, { params }: Params) => {
   const actor = await requireActor(request);
   const agent = getAgent((await params).agentId);
   const body = await readJson(request, sendToolApprovalBodySchema);
-  await consumeApiRateLimit('agents', actor.id);
   await assertThreadAccess({ threadId: body.threadId, resourceId: body.resourceId, actor });
+  // Counted once the request is well-formed and addresses something the person may reach.
+  await consumeApiRateLimit('agents', actor.id);
   const { accepted, runId, toolCallId } = await agent.sendToolApproval({ ...body, actor });
   return Response.json({ accepted, runId, toolCallId });
 });

@@ -12,8 +12,9 @@ export const POST = withErrors(async (request: Request, { params }: Params) => {
   const actor = await requireActor(request);
   const agent = getAgent((await params).agentId);
   const body = await readJson(request, streamBodySchema);
-  await consumeApiRateLimit('agents', actor.id);
   await assertThreadAccess({ threadId: body.threadId, resourceId: body.resourceId, actor });
+  // Counted once the request is well-formed and addresses something the person may reach.
+  await consumeApiRateLimit('agents', actor.id);
   const result = await agent.stream(streamInput(body), streamOptions(body, actor));
   return chunkSseResponse(result.fullStream);
 });

@@ -3,7 +3,6 @@ import { requireActor } from '@/lib/auth/session';
 import { continueRun, uiStreamResponse } from '@/lib/chat/continue';
 import { parseJson, readBodyText, withErrors } from '@/lib/http/errors';
 import { withIdempotency } from '@/lib/http/idempotency';
-import { consumeApiRateLimit } from '@/lib/http/rate-limit';
 
 type Params = { params: Promise<{ runId: string; toolCallId: string }> };
 
@@ -12,10 +11,8 @@ export const POST = withErrors(async (request: Request, { params }: Params) => {
   // Any signed-in person; an end user only reaches their own runs (continueRun), four-eyes is the runtime's.
   const actor = await requireActor(request);
   const text = await readBodyText(request);
-  const body = parseJson(text, decisionSchema);
-  // Counted once the request is well-formed, and before the idempotency record (a refused request is not stored).
-  await consumeApiRateLimit('runs', actor.id);
   return withIdempotency({ request, actorId: actor.id, body: text }, async () => {
-    return uiStreamResponse(await continueRun({ type: 'decision', runId, toolCallId, ...body, actor }));
+    const body = parseJson(text, decisionSchema);
+    return uiStreamResponse(await continueRun({ type: 'decision', runId, toolCallId, ...body, actor, rateLimit: 'runs' }));
   });
 });
