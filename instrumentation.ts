@@ -6,8 +6,8 @@
 export async function register() {
   if (process.env.NEXT_RUNTIME !== 'nodejs') return;
   // A bad setting stops the server at start-up, naming the variable, rather than at first use.
-  const { securitySettings } = await import('./lib/security/settings');
-  securitySettings();
+  const { checkSettingsAtStartup } = await import('./lib/security/settings');
+  checkSettingsAtStartup();
   if (!process.env.DATABASE_URL) return;
   const { startRecoverySweeps } = await import('./lib/store/sweeps');
   startRecoverySweeps();

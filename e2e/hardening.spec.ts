@@ -1,7 +1,12 @@
 import type { APIRequestContext } from '@playwright/test';
 import { ACCOUNTS, contextAs, expect, sessionCookie, test, type Db } from './support';
 import { startServer, type ExtraServer } from './servers';
-import { DEMO_PASSWORD, E2E_PORT } from './config';
+import { DEMO_PASSWORD, E2E_DATABASE_URL, E2E_PORT } from './config';
+import { Agent } from '../lib/agent/agent';
+import { createOpsTools } from '../lib/demo/tools';
+import { ScriptedModel } from '../lib/models/scripted';
+import { createPrismaClient } from '../lib/store/db';
+import { PrismaAgentStore } from '../lib/store/prisma-store';
 import { parseSse } from './sse';
 
 type Chunk = { type: string; runId: string; payload: Record<string, any> };
@@ -128,6 +133,54 @@ test.describe('who acts is whoever is signed in', () => {
     expect((await approved.json()).text).toContain('Refunded $160 on ord-2001');
     expect(await refundedOn(db, 'ord-2001')).toBe(160);
     await sam.close();
+  });
+});
+
+test.describe('four-eyes against the stored requester', () => {
+  test('a run Rita started for Ada (through the runtime, as an integration may) cannot be decided by Rita at any entrance', async ({ browser, db, request }) => {
+    await db.query(`UPDATE orders SET refunded = 0, status = 'paid' WHERE id = 'ord-2001'`);
+    // The same runtime the server runs, in this process, on the same database.
+    const client = createPrismaClient(E2E_DATABASE_URL);
+    const agent = new Agent({ id: 'ops-agent', name: 'Ops agent', instructions: 'x', model: new ScriptedModel(), tools: createOpsTools(client), store: new PrismaAgentStore(client) });
+    const threadId = newId('on-behalf');
+    const paused = await agent.generate('refund order ord-2001 for 180', { threadId, resourceId: 'user-ada', requester: { id: 'reviewer-rita', role: 'reviewer' } });
+    await client.$disconnect();
+    expect(paused.finishReason).toBe('suspended');
+    const target = { runId: paused.runId, toolCallId: paused.suspendedToolCalls[0].toolCallId };
+
+    const rita = await contextAs(browser, ACCOUNTS.rita);
+    const r = rita.request;
+    const entrances: [string, () => Promise<import('@playwright/test').APIResponse>, number, string][] = [
+      ['runs decision approve', () => r.post(`/api/runs/${target.runId}/tool-calls/${target.toolCallId}/decision`, { data: { approved: true } }), 403, 'FOUR_EYES'],
+      ['runs decision decline', () => r.post(`/api/runs/${target.runId}/tool-calls/${target.toolCallId}/decision`, { data: { approved: false } }), 403, 'FOUR_EYES'],
+      ['approve-tool-call', () => r.post('/api/agents/ops-agent/approve-tool-call', { data: target }), 403, 'FOUR_EYES'],
+      ['decline-tool-call', () => r.post('/api/agents/ops-agent/decline-tool-call', { data: target }), 403, 'FOUR_EYES'],
+      ['approve-tool-call-generate', () => r.post('/api/agents/ops-agent/approve-tool-call-generate', { data: target }), 403, 'FOUR_EYES'],
+      ['decline-tool-call-generate', () => r.post('/api/agents/ops-agent/decline-tool-call-generate', { data: target }), 403, 'FOUR_EYES'],
+      // Ada's thread is not Rita's to write into.
+      ['chat decision', () => r.post('/api/chat', { data: { id: threadId, messages: [], decision: { ...target, approved: true } } }), 404, 'NOT_FOUND'],
+      ['send-tool-approval as Ada', () => r.post('/api/agents/ops-agent/send-tool-approval', { data: { threadId, resourceId: 'user-ada', approved: true } }), 403, 'FORBIDDEN'],
+      ['send-tool-approval as herself', () => r.post('/api/agents/ops-agent/send-tool-approval', { data: { threadId, resourceId: 'reviewer-rita', approved: true } }), 404, 'NOT_FOUND'],
+    ];
+    for (const [name, send, status, code] of entrances) {
+      const response = await send();
+      expect(response.status(), name).toBe(status);
+      expect((await response.json()).error.code, name).toBe(code);
+    }
+    await rita.close();
+    // Ada, an end user, may not approve a reviewer-only call on her own thread either.
+    const own = await request.post('/api/chat', { data: { id: threadId, messages: [], decision: { ...target, approved: true } } });
+    expect(own.status()).toBe(403);
+    expect((await own.json()).error.code).toBe('FOUR_EYES');
+    expect(await db.query('SELECT 1 FROM decisions WHERE run_id = $1', [paused.runId])).toHaveLength(0);
+    expect(await refundedOn(db, 'ord-2001')).toBe(0);
+
+    const sam = await contextAs(browser, ACCOUNTS.sam);
+    const approved = await sam.request.post(`/api/runs/${target.runId}/tool-calls/${target.toolCallId}/decision`, { data: { approved: true } });
+    expect(approved.status()).toBe(200);
+    expect(await approved.text()).toContain('Refunded $180 on ord-2001');
+    await sam.close();
+    expect(await db.query('SELECT actor_id FROM decisions WHERE run_id = $1', [paused.runId])).toEqual([{ actor_id: 'reviewer-sam' }]);
   });
 });
 
@@ -504,6 +557,13 @@ test.describe('limits and sign-in, on servers with tight settings', () => {
       expect(sessions.length).toBe(keep === false ? 2 : 1);
     }
   });
+});
+
+test('a server with an invalid setting exits at start-up instead of serving', async () => {
+  const started = Date.now();
+  await expect(startServer({ port: E2E_PORT + 9, env: { SIGN_UP_ENABLED: 'yes' } })).rejects.toThrow(/did not start/);
+  // It exited by itself (startServer gives up on a live but silent server only after 30 s).
+  expect(Date.now() - started).toBeLessThan(20_000);
 });
 
 test.describe('sign-in limits per client address, behind a trusted proxy', () => {

@@ -83,3 +83,16 @@ export function securitySettings(): SecuritySettings {
   cached ??= parseSecuritySettings(process.env);
   return cached;
 }
+
+/**
+ * Validates the settings when a server starts; on a bad value it prints why and exits with status 1,
+ * so a misconfigured server never serves requests.
+ */
+export function checkSettingsAtStartup(): void {
+  try {
+    securitySettings();
+  } catch (error) {
+    console.error(`[countersign] ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
+}
