@@ -452,6 +452,7 @@ test.describe('limits and sign-in, on servers with tight settings', () => {
       })
     ).json();
     const call = paused.suspendedToolCalls[0];
+    let sent = 0;
     for (const [group, send] of [
       ['agents', () => fetch(`${tight.url}/api/agents/ops-agent/suspended-runs`, { headers: { cookie } })],
       [
@@ -460,7 +461,7 @@ test.describe('limits and sign-in, on servers with tight settings', () => {
         () =>
           fetch(`${tight.url}/api/runs/${paused.runId}/tool-calls/${call.toolCallId}/decision`, {
             method: 'POST',
-            headers: { cookie: deciderCookie, 'content-type': 'application/json' },
+            headers: { cookie: deciderCookie, 'content-type': 'application/json', 'idempotency-key': `limit-${paused.runId}-${(sent += 1)}` },
             body: JSON.stringify({ approved: true, fingerprint: 'stale' }),
           }),
       ],
@@ -478,6 +479,10 @@ test.describe('limits and sign-in, on servers with tight settings', () => {
       expect((await limited!.json()).error.code).toBe('RATE_LIMITED');
       expect(Number(limited!.headers.get('retry-after'))).toBeGreaterThan(0);
     }
+    // An answered request's Idempotency-Key is kept; a rate-limited one's is not (its retry runs anew).
+    const keys = await db.query<{ key: string }>(`SELECT key FROM idempotency_keys WHERE key LIKE $1 ORDER BY key`, [`limit-${paused.runId}-%`]);
+    expect(keys.map((row) => row.key)).not.toContain(`limit-${paused.runId}-${sent}`);
+    expect(keys.length).toBe(sent - 1);
   });
 
   test('sign-up is off by default with a clear code; on a server that enables it, only allowed domains, and always role user', async ({ db, baseURL }) => {
