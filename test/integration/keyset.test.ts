@@ -24,13 +24,13 @@ beforeAll(async () => {
   // Three rows share each created_at, so ties are broken by id.
   await db.$executeRaw`
     WITH thread AS (INSERT INTO threads (id, resource_id, agent_id) VALUES ('t-keyset', 'user-ada', 'ops-agent')),
-    run AS (INSERT INTO runs (id, thread_id, resource_id, agent_id, message_id, status) VALUES ('r-keyset', 't-keyset', 'user-ada', 'ops-agent', 'm', 'suspended'))
+    run AS (INSERT INTO runs (id, thread_id, resource_id, requested_by, agent_id, message_id, status) VALUES ('r-keyset', 't-keyset', 'user-ada', 'user-ada', 'ops-agent', 'm', 'suspended'))
     INSERT INTO pending_tool_calls (id, run_id, tool_call_id, kind, status, tool_name, args, fingerprint, approvers, policy, resume_schema,
-      thread_id, resource_id, agent_id, chain, root_run_id, root_tool_call_id, created_at)
+      thread_id, resource_id, requested_by, agent_id, chain, root_run_id, root_tool_call_id, created_at)
     SELECT 'p-' || lpad(g::text, 6, '0'), 'r-keyset', 'c-' || g, 'approval',
       CASE WHEN g % 10 = 0 THEN 'completed' ELSE 'pending' END,
       CASE WHEN g % 4 = 0 THEN 'send-email' ELSE 'delete-record' END, '{}', 'f', 'requester', 'tool', '{}',
-      't-keyset', 'user-ada', 'ops-agent', '{ops-agent}', 'r-keyset', 'c-' || g,
+      't-keyset', 'user-ada', 'user-ada', 'ops-agent', '{ops-agent}', 'r-keyset', 'c-' || g,
       timestamptz '2026-01-01 00:00:00+00' + (g / 3) * interval '1 second'
     FROM generate_series(1, ${PENDING}) g`;
   await db.$executeRaw`
