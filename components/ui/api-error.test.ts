@@ -20,7 +20,7 @@ describe('parseApiError', () => {
 });
 
 describe('friendlyError', () => {
-  const people = { rita: 'Rita Levi' };
+  const people = { rita: { name: 'Rita Levi', email: null } };
 
   it('names who already decided, how, when and why', () => {
     vi.useFakeTimers({ now: new Date('2025-03-03T14:02:10.000Z') });

@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { describeToolCall, formatValue, personName, policyText, questionText, shortFingerprint, summarizeArgs } from './describe';
+import {
+  describeToolCall,
+  formatJson,
+  formatValue,
+  hasBidiControls,
+  personName,
+  policyText,
+  questionText,
+  revealBidi,
+  shortFingerprint,
+  summarizeArgs,
+} from './describe';
 
 describe('describeToolCall', () => {
   it('says what a known demo tool will do', () => {
@@ -43,7 +54,7 @@ describe('summarizeArgs / formatValue', () => {
 
 describe('personName / questionText / shortFingerprint / policyText', () => {
   it('names the viewer "you", others by display name or id, nobody "someone"', () => {
-    const people = { rita: 'Rita Levi' };
+    const people = { rita: { name: 'Rita Levi', email: null } };
     expect(personName('rita', people, 'rita')).toBe('you');
     expect(personName('rita', people, 'ada')).toBe('Rita Levi');
     expect(personName('bob', people)).toBe('bob');
@@ -68,5 +79,35 @@ describe('personName / questionText / shortFingerprint / policyText', () => {
     expect(policyText('agent-default')).toBe('The agent’s default');
     expect(policyText('policy-error')).toBe('Policy failed, so approval is required');
     expect(policyText('custom')).toBe('custom');
+  });
+});
+
+describe('people are named with their email', () => {
+  it('puts the email beside the display name (names are free text, emails unique)', () => {
+    const people = { mallory: { name: 'Ada', email: 'mallory@example.com' } };
+    expect(personName('mallory', people)).toBe('Ada (mallory@example.com)');
+    expect(personName('mallory', people, 'mallory')).toBe('you');
+  });
+});
+
+describe('Unicode direction controls in untrusted text', () => {
+  const tricky = 'invoice\u202Efdp.exe';
+
+  it('are shown as markers instead of obeyed, wherever values are rendered', () => {
+    expect(revealBidi(tricky)).toBe('invoice⟪U+202E⟫fdp.exe');
+    expect(formatValue(tricky)).toBe('invoice⟪U+202E⟫fdp.exe');
+    expect(formatValue({ name: tricky })).toContain('⟪U+202E⟫');
+    expect(formatJson({ name: tricky })).toBe('{\n  "name": "invoice⟪U+202E⟫fdp.exe"\n}');
+    expect(summarizeArgs({ ['k\u2066']: tricky })).toBe('k⟪U+2066⟫: invoice⟪U+202E⟫fdp.exe');
+    expect(describeToolCall('send-email', { to: 'a@example.com', subject: tricky })).toContain('⟪U+202E⟫');
+    expect(questionText({ question: `Which \u202Bcity?` })).toBe('Which ⟪U+202B⟫city?');
+    expect(personName('u1', { u1: { name: 'Ada\u202E', email: 'mallory@example.com' } })).toBe('Ada⟪U+202E⟫ (mallory@example.com)');
+  });
+
+  it('are found in nested values and keys, and plain right-to-left text is left alone', () => {
+    expect(hasBidiControls({ a: [{ b: tricky }] })).toBe(true);
+    expect(hasBidiControls({ ['\u200F']: 1 })).toBe(true);
+    expect(hasBidiControls({ a: ['plain', 'عربى'] })).toBe(false);
+    expect(revealBidi('שלום')).toBe('שלום');
   });
 });

@@ -5,6 +5,7 @@ const entry: AuditEntry = {
   id: 'dec-1',
   at: '2025-03-03T14:02:05.678Z',
   actorId: 'rita',
+  actorEmail: 'rita@example.com',
   actorRole: 'reviewer',
   kind: 'approval',
   approved: true,
@@ -16,6 +17,7 @@ const entry: AuditEntry = {
   toolCallId: 'call-1',
   threadId: 'thread-1',
   requester: 'ada',
+  requesterEmail: 'ada@example.com',
   fingerprint: 'ab12',
   args: { orderId: 'ord-1', amount: 250 },
   editedArgs: null,
@@ -55,5 +57,22 @@ describe('auditCsv', () => {
     for (const reason of ['line one\rline two', 'line one\nline two']) {
       expect(auditCsv([{ ...entry, reason, args: null }]).slice(HEADER.length + 2).split(',')[5]).toBe(`"${reason}"`);
     }
+  });
+});
+
+describe('auditCsv against CSV injection (OWASP)', () => {
+  it.each(['=', '+', '-', '@', '\t', '\r', '\uFF1D'])('a cell starting with %j gets a leading apostrophe', (lead) => {
+    const payload = `${lead}HYPERLINK("http://evil.example")`;
+    const row = auditCsv([{ ...entry, reason: payload }]).slice(HEADER.length + 2);
+    // Quoted because of the quotes inside (RFC 4180 doubles them); prefixed with ', shown as text.
+    expect(row).toContain(`,"'${payload.replaceAll('"', '""')}",`);
+    expect(row).not.toContain(`,"${payload.replaceAll('"', '""')}",`);
+  });
+
+  it('a bare cell starting with a formula character is prefixed too, and one holding a semicolon is quoted', () => {
+    expect(auditCsv([{ ...entry, reason: '=1+1' }]).split('\r\n')[1].split(',')[5]).toBe("'=1+1");
+    expect(auditCsv([{ ...entry, reason: 'x;=1+1' }]).split('\r\n')[1].split(',')[5]).toBe('"x;=1+1"');
+    // Numbers are not text a spreadsheet would run; a JSON column starts with a brace or bracket.
+    expect(auditCsv([{ ...entry, args: { amount: -5 } }]).split('\r\n')[1]).toContain('"{""amount"":-5}"');
   });
 });

@@ -114,11 +114,12 @@ export async function listAudit(query: AuditQuery, db: PrismaClient = prisma()):
   };
 }
 
-const CSV_COLUMNS = ['at', 'actorId', 'actorRole', 'kind', 'approved', 'reason', 'toolName', 'agentId', 'requester', 'runId', 'toolCallId', 'fingerprint', 'args', 'editedArgs', 'editedFingerprint', 'resumeData', 'actorEmail', 'requesterEmail'] as const;
+const CSV_COLUMNS = ['at', 'actorId', 'actorRole', 'kind', 'approved', 'reason', 'toolName', 'agentId', 'requester', 'runId', 'toolCallId', 'fingerprint', 'args', 'editedArgs', 'editedFingerprint', 'resumeData'] as const;
 
 /**
- * RFC 4180 CSV of audit entries: a header row, then one row per entry with every cell quoted (JSON
- * columns as JSON text, CRLF line ends).
+ * RFC 4180 CSV of audit entries (JSON columns as JSON text, CRLF line ends): a cell is quoted when
+ * it holds a comma, quote or line break — or a semicolon or tab, which spreadsheets in some locales
+ * split on, so no part of a cell can start a cell of its own.
  * Cells are untrusted text (reasons, arguments, answers): any cell starting with `=`, `+`, `-`, `@`,
  * tab or CR (or their full-width forms) gets a leading `'`, so a spreadsheet shows it as text instead
  * of running it as a formula. Source: OWASP "CSV Injection".
@@ -128,7 +129,7 @@ export function auditCsv(entries: AuditEntry[]): string {
     value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
   const rows = stringify(
     entries.map((entry) => CSV_COLUMNS.map((column) => text(entry[column]))),
-    { record_delimiter: 'windows', quoted_string: true, escape_formulas: true },
+    { record_delimiter: 'windows', quoted_match: /[;\t\r\n]/, escape_formulas: true },
   );
   return `${CSV_COLUMNS.join(',')}\r\n${rows}`;
 }

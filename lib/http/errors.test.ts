@@ -158,6 +158,14 @@ describe('parseJson / readJson', () => {
     }
   });
 
+  it('refuses JSON nested deeper than 64 levels with 400 JSON_TOO_DEEP, however deep (no stack overflow)', async () => {
+    const deep = (levels: number) => `{"message":"hi","x":${'['.repeat(levels)}${']'.repeat(levels)}}`;
+    expect(parseJson(deep(63), schema)).toMatchObject({ message: 'hi' });
+    for (const levels of [64, 100_000]) {
+      expect(await refusal(() => parseJson(deep(levels), schema))).toEqual({ status: 400, code: 'JSON_TOO_DEEP' });
+    }
+  });
+
   it('refuses a value the schema does not take with 400 BAD_REQUEST and the issues as details', () => {
     try {
       parseJson('{"message":""}', schema);
