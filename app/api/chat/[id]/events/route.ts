@@ -10,14 +10,14 @@ type Params = { params: Promise<{ id: string }> };
  * Server-Sent Events telling an open chat that its thread changed elsewhere (a reviewer decided,
  * a run continued on another server): `data: {"type":"activity"}`. The chat then resumes the
  * active stream or reloads its messages. Fed by PostgreSQL NOTIFY, so it works across servers.
- * Only for a thread that exists and is the caller's: a thread id nobody has used yet answers 404
+ * Only for a thread that exists, is not deleted and is the caller's: a thread id nobody has used yet answers 404
  * (else whoever creates that id later would be watched). 429 TOO_MANY_STREAMS past the per-person cap.
  */
 export const GET = withErrors(async (request: Request, { params }: Params) => {
   const actor = await requireActor(request);
   const { id } = await params;
-  const thread = await prisma().thread.findUnique({ where: { id }, select: { resourceId: true } });
-  if (!thread || thread.resourceId !== actor.id) throw new ApiError(404, 'NOT_FOUND', 'No such thread.');
+  const thread = await prisma().thread.findUnique({ where: { id }, select: { resourceId: true, deletedAt: true } });
+  if (!thread || thread.resourceId !== actor.id || thread.deletedAt !== null) throw new ApiError(404, 'NOT_FOUND', 'No such thread.');
 
   const runIds = new Set<string>();
   return noticeStreamResponse({
