@@ -205,7 +205,8 @@ export interface SuspendedRunsQuery {
 export interface AgentStore {
   /**
    * One statement: creates the thread (or touches an existing one of the same resource), inserts
-   * the `running` top-level run holding the lease for `leaseMs`, and its user message.
+   * the `running` top-level run holding the lease for `leaseMs`, and its input messages (all of
+   * them, in order).
    * `run.state.messages` holds this run's input only; the stored state gets the thread's memory
    * (oldest first) in front, and `historyLength` grows by its length.
    * @returns that memory: the thread's messages before this run; the thread's calls waiting on a
@@ -216,7 +217,7 @@ export interface AgentStore {
   startRun(input: {
     run: RunRecord & { state: RunState };
     title?: string;
-    userMessage?: { id: string; message: ModelMessage };
+    inputMessages: { id: string; message: ModelMessage }[];
     leaseMs: number;
   }): Promise<{ history: ModelMessage[]; open: PendingCall[]; waiting: { runId: string; state: RunState }[] }>;
   /** One statement: inserts a child run and its parent's `waiting` delegation row (an open call of the parent). */

@@ -205,7 +205,8 @@ type ContinuationRow = RunRow & { continues: boolean };
 export class PrismaAgentStore implements AgentStore {
   constructor(private readonly db: PrismaClient) {}
 
-  async startRun({ run, title, userMessage, leaseMs }: Parameters<AgentStore['startRun']>[0]) {
+  async startRun({ run, title, inputMessages, leaseMs }: Parameters<AgentStore['startRun']>[0]) {
+    const input = inputMessages.map(({ id, message }) => ({ id, role: message.role, content: message.content }));
     // A new thread is titled by its first request, numbered "(2)", "(3)"… when its owner already
     // has an open thread of that title (the smallest free number; at most `count + 2` is needed).
     // The CASE runs its subqueries only for a thread that does not exist yet.
@@ -253,10 +254,11 @@ export class PrismaAgentStore implements AgentStore {
         RETURNING id
       ),
       message AS (
+        -- Every input message, in order (seq follows the ORDER BY).
         INSERT INTO messages (id, thread_id, role, content, run_id)
-        SELECT ${userMessage?.id ?? null}::text, ${run.threadId}, ${userMessage?.message.role ?? null}::text,
-          ${jsonb(userMessage?.message.content)}, run.id
-        FROM run WHERE ${userMessage?.id ?? null}::text IS NOT NULL
+        SELECT m.value ->> 'id', ${run.threadId}, m.value ->> 'role', m.value -> 'content', run.id
+        FROM run, jsonb_array_elements(${jsonb(input)}) WITH ORDINALITY AS m(value, ord)
+        ORDER BY m.ord
       ),
       -- What still waits on the thread, for the new turn's model and its check for twins (behaviour §5a).
       open AS (SELECT ${pendingColumns('p')}, p.seq FROM pending_tool_calls p WHERE p.thread_id = ${run.threadId} AND p.status = 'pending'),

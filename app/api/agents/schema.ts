@@ -9,7 +9,15 @@ const id = z.string().trim().min(1).max(200);
 /** A tool call id; a sub-agent's call has a qualified id, one level per delegation (see lib/agent/call-id.ts). */
 const toolCallId = z.string().trim().min(1).max(1_000);
 
-const modelMessage = z.object({ role: z.enum(['user', 'assistant', 'system']), content: z.string().max(8_000) });
+/**
+ * One input message. A `system` message is refused: stored in a thread it could never be replayed
+ * (providers take the system prompt apart from the messages) and every later turn would fail; the
+ * agent's own instructions are its system prompt.
+ */
+const modelMessage = z.object({
+  role: z.enum(['user', 'assistant'], { error: 'role must be "user" or "assistant" (system messages cannot be stored in a thread)' }),
+  content: z.string().max(8_000),
+});
 
 export const streamBodySchema = z
   .object({

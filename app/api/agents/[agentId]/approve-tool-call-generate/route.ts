@@ -2,7 +2,7 @@ import { approveBodySchema } from '../../schema';
 import { requireActor } from '@/lib/auth/session';
 import { assertRunAccess } from '@/lib/chat/access';
 import { getAgent } from '@/lib/demo/agents';
-import { readJson, withErrors } from '@/lib/http/errors';
+import { generateResponse, readJson, withErrors } from '@/lib/http/errors';
 
 type Params = { params: Promise<{ agentId: string }> };
 
@@ -11,5 +11,5 @@ export const POST = withErrors(async (request: Request, { params }: Params) => {
   const agent = getAgent((await params).agentId);
   const body = await readJson(request, approveBodySchema);
   await assertRunAccess(body.runId, actor);
-  return Response.json(await agent.approveToolCallGenerate({ ...body, actor }));
+  return generateResponse(await agent.approveToolCallGenerate({ ...body, actor }));
 });

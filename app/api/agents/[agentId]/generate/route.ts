@@ -2,7 +2,7 @@ import { streamBodySchema, streamInput, streamOptions } from '../../schema';
 import { requireActor } from '@/lib/auth/session';
 import { assertThreadAccess } from '@/lib/chat/access';
 import { getAgent } from '@/lib/demo/agents';
-import { readJson, withErrors } from '@/lib/http/errors';
+import { generateResponse, readJson, withErrors } from '@/lib/http/errors';
 
 type Params = { params: Promise<{ agentId: string }> };
 
@@ -11,5 +11,5 @@ export const POST = withErrors(async (request: Request, { params }: Params) => {
   const agent = getAgent((await params).agentId);
   const body = await readJson(request, streamBodySchema);
   await assertThreadAccess({ threadId: body.threadId, resourceId: body.resourceId, actor });
-  return Response.json(await agent.generate(streamInput(body), streamOptions(body)));
+  return generateResponse(await agent.generate(streamInput(body), streamOptions(body)));
 });
