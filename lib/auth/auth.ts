@@ -2,15 +2,16 @@ import 'server-only';
 import { betterAuth } from 'better-auth';
 import { prismaAdapter } from 'better-auth/adapters/prisma';
 import { nextCookies } from 'better-auth/next-js';
+import { env } from '@/lib/env';
 import { prisma } from '@/lib/store/db';
 
 /** Development-only secret; production must set BETTER_AUTH_SECRET. */
 const DEV_SECRET = 'countersign-development-secret-change-me-0123456789';
 
 function secret(): string {
-  const configured = process.env.BETTER_AUTH_SECRET;
+  const configured = env().BETTER_AUTH_SECRET;
   if (configured) return configured;
-  if (process.env.NODE_ENV === 'production' && process.env.COUNTERSIGN_ALLOW_DEV_SECRET !== '1') {
+  if (env().NODE_ENV === 'production' && !env().COUNTERSIGN_ALLOW_DEV_SECRET) {
     throw new Error('Set BETTER_AUTH_SECRET (32+ random characters) to run in production.');
   }
   return DEV_SECRET;
@@ -21,8 +22,8 @@ function build() {
     database: prismaAdapter(prisma(), { provider: 'postgresql' }),
     secret: secret(),
     // A fixed public URL in production (BETTER_AUTH_URL); otherwise the request's own host, when allowed.
-    baseURL: process.env.BETTER_AUTH_URL ?? {
-      allowedHosts: (process.env.COUNTERSIGN_ALLOWED_HOSTS ?? 'localhost,localhost:*,127.0.0.1,127.0.0.1:*').split(','),
+    baseURL: env().BETTER_AUTH_URL ?? {
+      allowedHosts: env().COUNTERSIGN_ALLOWED_HOSTS,
       protocol: 'auto',
     },
     emailAndPassword: { enabled: true, minPasswordLength: 8, maxPasswordLength: 128 },
@@ -40,10 +41,10 @@ function build() {
     },
     // better-auth's own limiter on sign-in attempts; COUNTERSIGN_AUTH_RATE_LIMIT=off only for test
     // suites that sign in many times a minute from one address.
-    rateLimit: { enabled: process.env.COUNTERSIGN_AUTH_RATE_LIMIT !== 'off' },
+    rateLimit: { enabled: env().COUNTERSIGN_AUTH_RATE_LIMIT !== 'off' },
     advanced: {
       // Secure cookies in production; COUNTERSIGN_COOKIE_SECURE=false only for plain-http test servers.
-      useSecureCookies: process.env.NODE_ENV === 'production' && process.env.COUNTERSIGN_COOKIE_SECURE !== 'false',
+      useSecureCookies: env().NODE_ENV === 'production' && env().COUNTERSIGN_COOKIE_SECURE,
     },
     plugins: [nextCookies()],
   });
