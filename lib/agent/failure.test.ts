@@ -27,6 +27,8 @@ describe('classifyModelError', () => {
       'MODEL_PROVIDER_DOWN',
     );
     expect(classifyModelError(new TypeError('terminated')).code).toBe('MODEL_PROVIDER_DOWN');
+    // A 200 whose body broke off while streaming ("Failed to process successful response").
+    expect(classifyModelError(apiError(200))).toMatchObject({ code: 'MODEL_PROVIDER_DOWN', message: expect.stringContaining('broke off') });
     // Anthropic's in-stream `overloaded_error` arrives as an error carrying a status.
     expect(classifyModelError(Object.assign(new Error('Overloaded'), { statusCode: 529 })).code).toBe('MODEL_PROVIDER_BUSY');
   });

@@ -23,6 +23,11 @@ export interface RunFailure {
 /** The message of a runtime failure that is not the model's (a bug, a lost database connection). */
 export const GENERIC_RUN_FAILURE = 'The agent stopped because of an error. Try again.';
 
+const brokeOff = "The model provider's answer broke off before it was complete. Try again.";
+
+/** A model stream that ended without finishing its answer (e.g. a cut connection). */
+export const ANSWER_BROKE_OFF: RunFailure = { code: 'MODEL_PROVIDER_DOWN', message: brokeOff };
+
 /** An error of the model call itself (the provider, or its stream), classified for the user. */
 export class ModelCallError extends Error {
   readonly failure: RunFailure;
@@ -43,6 +48,8 @@ function statusOf(error: unknown): number | undefined {
 
 function byStatus(status: number, attempts: number): RunFailure {
   const tries = attempts > 1 ? `, ${attempts} attempts` : '';
+  // A successful response whose body failed while it streamed (a cut connection).
+  if (status < 400) return { ...ANSWER_BROKE_OFF, providerStatus: status };
   if (status === 401 || status === 403) {
     return {
       code: 'MODEL_PROVIDER_CONFIG',
@@ -80,7 +87,8 @@ function byStatus(status: number, attempts: number): RunFailure {
 
 /**
  * Classifies an error thrown by a model call: 401/403/404 and missing keys → configuration;
- * 429/529 → busy; 408, 5xx, unreachable, a stream that broke off → down; other 4xx → rejected;
+ * 429/529 → busy; 408, 5xx, unreachable, a stream that broke off (also after a 200) → down; other
+ * 4xx → rejected;
  * anything else → RUN_FAILED with the generic message. Retries the AI SDK made are unwrapped and
  * counted.
  *
@@ -111,10 +119,6 @@ export function classifyModelError(error: unknown): RunFailure {
   return { code: 'RUN_FAILED', message: GENERIC_RUN_FAILURE };
 }
 
-const brokeOff = "The model provider's answer broke off before it was complete. Try again.";
-
-/** A model stream that ended without finishing its answer (e.g. a cut connection). */
-export const ANSWER_BROKE_OFF: RunFailure = { code: 'MODEL_PROVIDER_DOWN', message: brokeOff };
 
 /** undici's errors for a connection that closed or reset while a response streamed. */
 function isConnectionLoss(error: unknown): boolean {
