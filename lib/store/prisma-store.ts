@@ -493,10 +493,12 @@ export class PrismaAgentStore implements AgentStore {
     rootRunId,
     error,
     events,
+    messages,
   }: {
     rootRunId: string;
     error: string;
     events: (unknownCalls: PendingCall[]) => AgentChunk[];
+    messages: (input: { state: RunState; rows: PendingCall[] }) => ModelMessage[];
   }) {
     // The events name the calls whose outcome becomes unknown, so those are read first; the write
     // applies only if the claimed set is still the same (else read again), so no transaction spans
@@ -506,6 +508,15 @@ export class PrismaAgentStore implements AgentStore {
         (row) => toPendingCall({ ...row, status: 'unknown' }),
       );
       const ids = claimed.map((call) => call.id);
+      // What the run did stays in the thread's memory, with a result for every call (behaviour §5):
+      // computed from its last state and its own rows as this statement leaves them.
+      const top = await this.db.run.findUnique({ where: { id: rootRunId }, select: { state: true, threadId: true } });
+      const marked: Record<string, string> = { approved: 'unknown', resumed: 'unknown', pending: 'superseded', waiting: 'superseded' };
+      const own = (await this.db.pendingToolCall.findMany({ where: { runId: rootRunId }, orderBy: { createdAt: 'asc' } })).map((row) =>
+        toPendingCall({ ...row, status: marked[row.status] ?? row.status }),
+      );
+      const state = (top?.state as unknown as RunState | null) ?? null;
+      const remembered = state ? messages({ state, rows: own }).map((message) => ({ id: randomUUID(), role: message.role, content: message.content })) : [];
       // Lock order as the claims': the tree's pending rows first, then the top-level run, whose lease
       // a live process (or a new claim) renews; a live lease makes this a no-op.
       const [result] = await this.db.$queryRaw<{ expired: boolean; applied: boolean }[]>`
@@ -533,7 +544,14 @@ export class PrismaAgentStore implements AgentStore {
           WHERE (id = ${rootRunId} OR id IN (SELECT child_run_id FROM pending_tool_calls WHERE root_run_id = ${rootRunId} AND child_run_id IS NOT NULL))
             AND status IN ('running', 'suspended') AND EXISTS (SELECT 1 FROM ok)
         ),
-        events AS (${insertEvents(rootRunId, events(claimed), Prisma.sql`EXISTS (SELECT 1 FROM ok)`)})
+        events AS (${insertEvents(rootRunId, events(claimed), Prisma.sql`EXISTS (SELECT 1 FROM ok)`)}),
+        memory AS (
+          INSERT INTO messages (id, thread_id, role, content, run_id)
+          SELECT m.value ->> 'id', ${top?.threadId ?? ''}, m.value ->> 'role', m.value -> 'content', ${rootRunId}
+          FROM jsonb_array_elements(${jsonb(remembered)}) WITH ORDINALITY AS m(value, ord)
+          WHERE EXISTS (SELECT 1 FROM ok)
+          ORDER BY m.ord
+        )
         SELECT EXISTS (SELECT 1 FROM top) AS expired, EXISTS (SELECT 1 FROM ok) AS applied`;
       if (!result.expired) return [];
       if (result.applied) return claimed;
