@@ -399,6 +399,9 @@ export class Agent {
     if (!parsed.success) {
       throw new AgentError('INVALID_RESUME_DATA', 'The answer does not match what the tool asked for.', parsed.error.issues);
     }
+    if (containsUnstorableText(parsed.data)) {
+      throw new AgentError('INVALID_RESUME_DATA', 'The answer contains a NUL character or broken Unicode (a lone surrogate).');
+    }
     return this.claimAndContinue(input, {
       kind: 'suspension',
       status: 'resumed',
@@ -523,6 +526,9 @@ export class Agent {
     const tool = target.owner.checkDecidable(target.row, input, 'approval');
     const parsed = tool.inputSchema.safeParse(input.args);
     if (!parsed.success) throw new AgentError('INVALID_ARGS', 'The edited arguments are not valid for this tool.', parsed.error.issues);
+    // Edited args meet the same bar as a model's (storable, no invisible controls, size, depth).
+    const checked = checkToolArgs(parsed.data);
+    if (!checked.ok) throw new AgentError('INVALID_ARGS', checked.problem.replace(/; nothing was run\..*$/, '.'));
     const args = parsed.data;
     const fingerprint = fingerprintToolCall({ toolName: target.row.toolName, args });
     const edited = fingerprint !== target.row.fingerprint;
@@ -704,7 +710,8 @@ export class Agent {
     const tool = owner.tools.get(row.toolName);
     if (!tool?.resumeSchema) return null;
     const extracted = await extractResumeData({ model: this.model, schema: tool.resumeSchema, text, suspendPayload: row.suspendPayload });
-    if (extracted === undefined) return null;
+    // The model's extraction is model output: data that could not be stored answers nothing.
+    if (extracted === undefined || containsUnstorableText(extracted)) return null;
     const top = await this.store.loadRun({ runId: row.rootRunId });
     if (!top?.state) return null;
     await this.store.addUserMessage({ threadId: options.threadId, runId: top.id, message: { role: 'user', content: text } });

@@ -163,6 +163,37 @@ describe('every kind of malformed model output', () => {
   });
 });
 
+describe('the same bar for data that reaches storage by other ways', () => {
+  it("a reviewer's edited args are refused like a model's (a bidi override), and unstorable resume data is refused; both calls stay pending", async () => {
+    const rt = await runtime();
+    const paused = await rt.agent.generate('/tool send-email {"to":"a@example.com","subject":"Hi","body":"ok"}', { threadId: newThreadId(), resourceId: user.id });
+    const reviewer = { id: 'reviewer-rita', role: 'reviewer' as const };
+    await expect(
+      rt.agent.approveToolCall({ runId: paused.runId, actor: reviewer, args: { to: 'a@example.com', subject: 'Hi', body: 'pay \u202Eevil' } }),
+    ).rejects.toMatchObject({ code: 'INVALID_ARGS', message: expect.stringContaining('U+202E (a bidirectional text control) at $.body') });
+    expect((await rt.db.pendingToolCall.findFirstOrThrow({ where: { runId: paused.runId } })).status).toBe('pending');
+
+    const asked = await rt.agent.generate("what's the weather?", { threadId: newThreadId(), resourceId: user.id });
+    await expect(rt.agent.resumeStream({ city: 'Par\u0000is' }, { runId: asked.runId, actor: user })).rejects.toMatchObject({ code: 'INVALID_RESUME_DATA' });
+    expect((await rt.db.pendingToolCall.findFirstOrThrow({ where: { runId: asked.runId } })).status).toBe('pending');
+  });
+
+  it("auto-resume: a model's extraction that cannot be stored answers nothing; the message starts a new turn and the question stays open", async () => {
+    const model = streamModel(
+      (prompt) => (afterToolResults(prompt) ? textParts('ok') : prompt.length > 2 ? textParts('new turn') : callParts({ id: 'w1', name: 'get-weather', input: '{}' })),
+      { generateText: () => '{"city":"Par\\u0000is"}' },
+    );
+    const rt = await runtime({ model, defaultOptions: { autoResumeSuspendedTools: true } });
+    const threadId = newThreadId();
+    const asked = await rt.agent.generate("what's the weather?", { threadId, resourceId: user.id });
+    expect(asked.finishReason).toBe('suspended');
+    const next = await rt.agent.generate('Paris', { threadId, resourceId: user.id });
+    expect(next.runId).not.toBe(asked.runId);
+    expect(next.text).toBe('new turn');
+    expect((await rt.db.pendingToolCall.findFirstOrThrow({ where: { runId: asked.runId } })).status).toBe('pending');
+  });
+});
+
 describe('a write that fails never takes published events with it', () => {
   it('when finishing the run fails, the run is failed and the reload still shows the whole turn and the error', async () => {
     const base = await runtime();

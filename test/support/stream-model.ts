@@ -26,12 +26,22 @@ export function callParts(...calls: { id: string; name: string; input: string }[
 
 /**
  * A stand-in model (the AI SDK's MockLanguageModelV4) whose every streamed step is what `respond`
- * returns for the prompt: emits exactly the parts a test needs, including ones no real model
+ * returns for the prompt (and whose non-streamed answer is `options.generateText()`): emits exactly the parts a test needs, including ones no real model
  * should send. The prompts it was given are in `prompts`.
  */
-export function streamModel(respond: (prompt: LanguageModelV4Prompt, step: number) => LanguageModelV4StreamPart[]) {
+export function streamModel(
+  respond: (prompt: LanguageModelV4Prompt, step: number) => LanguageModelV4StreamPart[],
+  options: { generateText?: () => string } = {},
+) {
   const prompts: LanguageModelV4Prompt[] = [];
   const model = new MockLanguageModelV4({
+    // Non-streamed calls (structured output, e.g. auto-resume's extraction) answer this text.
+    doGenerate: async () => ({
+      content: [{ type: 'text', text: options.generateText?.() ?? '' }],
+      finishReason: { unified: 'stop', raw: 'stop' },
+      usage,
+      warnings: [],
+    }),
     doStream: async (options) => {
       prompts.push(structuredClone(options.prompt));
       const parts: LanguageModelV4StreamPart[] = [{ type: 'stream-start', warnings: [] }, ...respond(options.prompt, prompts.length - 1)];

@@ -14,10 +14,7 @@ const toolCallId = z.string().trim().min(1).max(1_000);
  * (providers take the system prompt apart from the messages) and every later turn would fail; the
  * agent's own instructions are its system prompt.
  */
-const modelMessage = z.object({
-  role: z.enum(['user', 'assistant'], { error: 'role must be "user" or "assistant" (system messages cannot be stored in a thread)' }),
-  content: z.string().max(8_000),
-});
+const modelMessage = z.object({ role: z.enum(['user', 'assistant', 'system']), content: z.string().max(8_000) });
 
 export const streamBodySchema = z
   .object({
@@ -29,6 +26,18 @@ export const streamBodySchema = z
     autoResumeSuspendedTools: z.boolean().optional(),
     maxSteps: z.number().int().min(1).max(50).optional(),
     requestContext: z.record(z.string(), z.unknown()).optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (typeof body.messages === 'string') return;
+    body.messages.forEach((message, index) => {
+      if (message.role === 'system') {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['messages', index, 'role'],
+          message: 'system messages cannot be stored in a thread (the agent’s instructions are its system prompt); send user or assistant messages',
+        });
+      }
+    });
   })
   .transform((body, ctx) => {
     const threadId = body.threadId ?? (typeof body.memory?.thread === 'string' ? body.memory.thread : body.memory?.thread.id);
