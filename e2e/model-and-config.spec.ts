@@ -162,16 +162,20 @@ test('the default server shows the offline scripted model to admins', async ({ b
   await context.close();
 });
 
-test.describe('a bad environment stops `next start`', () => {
-  /** Starts `next start` with `env` and waits for it to exit (or gives up after 30 s). */
-  function startWith(env: Record<string, string>) {
+test.describe('starting `next start`: a bad environment stops it; a good one logs the model in use', () => {
+  /** Starts `next start` with `env` and waits for it to exit, or kills it once `until` shows in its output (or after 30 s). */
+  function startWith(env: Record<string, string>, until?: string) {
     return new Promise<{ code: number | null; output: string }>((resolve) => {
       const child = spawn(process.execPath, ['node_modules/next/dist/bin/next', 'start', '-p', String(E2E_PORT + 9), '-H', '127.0.0.1'], {
         env: { ...process.env, ...E2E_SERVER_ENV, DATABASE_URL: E2E_DATABASE_URL, NEXT_DIST_DIR: '.next-e2e', ...env },
       });
       let output = '';
-      child.stdout.on('data', (data) => (output += data));
-      child.stderr.on('data', (data) => (output += data));
+      const collect = (data: Buffer) => {
+        output += data;
+        if (until && output.includes(until)) child.kill('SIGTERM');
+      };
+      child.stdout.on('data', collect);
+      child.stderr.on('data', collect);
       const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
       child.on('exit', (code) => {
         clearTimeout(timer);
@@ -185,6 +189,15 @@ test.describe('a bad environment stops `next start`', () => {
     expect(code).toBe(1);
     expect(output).toContain('CHAT_RATE_LIMIT_PER_MINUTE="abc" is not valid');
     expect(output).toContain('whole number 1–100000');
+  });
+
+  test('a complete provider configuration starts and logs the model in use (never its key)', async () => {
+    const { output } = await startWith(
+      { OPENAI_COMPATIBLE_BASE_URL: 'http://127.0.0.1:9/v1', MODEL: 'llama3.1', OPENAI_COMPATIBLE_API_KEY: 'sk-log-SECRET' },
+      '[countersign] model:',
+    );
+    expect(output).toContain('[countersign] model: openai-compatible llama3.1 at http://127.0.0.1:9/v1');
+    expect(output).not.toContain('SECRET');
   });
 
   test('a base URL without MODEL: exit 1 instead of a silent fallback to the scripted model', async () => {
