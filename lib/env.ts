@@ -106,8 +106,8 @@ export type ModelSetting =
 
 export type Env = Variables & { model: ModelSetting };
 
-export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
-export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com/v1';
+const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com/v1';
 
 /**
  * Which model the provider variables select, in this order:

@@ -45,8 +45,6 @@ export const APPROVAL_RESUME_SCHEMA = JSON.stringify(
   z.toJSONSchema(z.object({ approved: z.boolean(), reason: z.string().optional() })),
 );
 
-export { MAX_TOOL_ARGS_BYTES, MAX_TOOL_ARGS_DEPTH } from './model-output';
-
 const DEFAULT_MAX_STEPS = 8;
 
 /** How long emitted chunks may wait before they are written to the event log, in ms. */

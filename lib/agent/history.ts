@@ -17,7 +17,7 @@ export function toModelOutput(outcome: CallOutcome) {
 export const OUTCOME_UNKNOWN =
   'The run stopped while this call was running, so whether it took effect is unknown. It was not retried; check before calling it again.';
 /** What the model reads for a call that waited on a person when its run stopped. */
-export const NEVER_DECIDED = 'The run stopped before this call was decided; it did not run.';
+const NEVER_DECIDED = 'The run stopped before this call was decided; it did not run.';
 
 const CLAIMED = new Set(['approved', 'resumed', 'unknown', 'waiting']);
 

@@ -22,9 +22,9 @@ export const MAX_TOOL_ARGS_BYTES = 8 * 1024;
 /** Deepest nesting of objects/arrays accepted in tool-call arguments (the top-level object is depth 1). */
 export const MAX_TOOL_ARGS_DEPTH = 16;
 /** Deepest nesting accepted in a tool result or suspend payload (deeper values cannot be stored). */
-export const MAX_VALUE_DEPTH = 64;
+const MAX_VALUE_DEPTH = 64;
 /** How much of refused arguments is shown (on the card and in the event log), in characters. */
-export const REFUSED_ARGS_PREVIEW_CHARS = 300;
+const REFUSED_ARGS_PREVIEW_CHARS = 300;
 
 const REPLACEMENT = '\uFFFD';
 
