@@ -98,7 +98,7 @@ describe('checkToolArgs', () => {
   it('refuses args that are not JSON, too large or too deeply nested', () => {
     expect(checkToolArgs('{"id": "rec-1"', { unparsed: true })).toMatchObject({ ok: false, shown: '{"id": "rec-1"', problem: expect.stringContaining('not valid JSON') });
     const big = checkToolArgs({ text: 'x'.repeat(MAX_TOOL_ARGS_BYTES) });
-    expect(big).toMatchObject({ ok: false, problem: expect.stringContaining(`more than the ${MAX_TOOL_ARGS_BYTES} allowed`) });
+    expect(big).toMatchObject({ ok: false, problem: expect.stringContaining(`larger than ${MAX_TOOL_ARGS_BYTES} bytes`) });
     expect(big.ok === false && big.shown.length).toBeLessThan(400);
     let deep: unknown = 'leaf';
     for (let level = 0; level < MAX_TOOL_ARGS_DEPTH; level += 1) deep = { next: deep };

@@ -174,7 +174,7 @@ export function checkToolArgs(input: unknown, options: { unparsed?: boolean } = 
   if (bytes > MAX_TOOL_ARGS_BYTES) {
     return {
       ok: false,
-      problem: `The arguments are ${bytes} bytes, more than the ${MAX_TOOL_ARGS_BYTES} allowed; nothing was run.`,
+      problem: `The arguments are larger than ${MAX_TOOL_ARGS_BYTES} bytes (${bytes} bytes); nothing was run.`,
       shown: previewText(json),
     };
   }

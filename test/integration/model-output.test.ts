@@ -113,7 +113,7 @@ describe('every kind of malformed model output', () => {
     expect(sent.role).toBe('tool');
     const outputs = sent.role === 'tool' ? sent.content.map((part) => (part.type === 'tool-result' ? part.output : null)) : [];
     expect(outputs[0]).toMatchObject({ type: 'error-text', value: expect.stringContaining('not valid JSON') });
-    expect(outputs[1]).toMatchObject({ type: 'error-text', value: expect.stringContaining('bytes, more than the 8192 allowed') });
+    expect(outputs[1]).toMatchObject({ type: 'error-text', value: expect.stringContaining('larger than 8192 bytes') });
     expect(outputs[2]).toMatchObject({ type: 'error-text', value: expect.stringContaining('nested more than 16 levels') });
     expect(outputs[3]).toMatchObject({ type: 'error-text', value: expect.stringContaining('no tool named "no such\uFFFDtool"') });
     expect(outputs[4]).toMatchObject({ type: 'json', value: expect.objectContaining({ message: expect.stringContaining('Alan Turing') }) });
