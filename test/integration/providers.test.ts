@@ -25,14 +25,14 @@ type Wire = {
   env: (url: string) => Record<string, string>;
   stream: typeof openai | typeof anthropic;
   callId: (n: number) => string;
-  /** The conversation part of a request body (no system prompt), in that provider's format. */
+  /** The conversation part of a request body (no system prompt), in that provider's format; JSON tool results parsed. */
   conversation: (body: any) => unknown[];
   user: (text: string) => unknown;
   assistantText: (text: string) => unknown;
   toolCalls: (calls: { id: string; name: string; args: object }[]) => unknown;
-  toolResults: (results: { id: string; content: string; error?: boolean }[]) => unknown[];
+  toolResults: (results: { id: string; content: unknown; error?: boolean }[]) => unknown[];
   /** A tool-result message followed by the next user message (Anthropic merges them into one). */
-  resultsThenUser: (results: { id: string; content: string; error?: boolean }[], text: string) => unknown[];
+  resultsThenUser: (results: { id: string; content: unknown; error?: boolean }[], text: string) => unknown[];
   secret: string;
 };
 
@@ -42,7 +42,7 @@ const WIRES: Wire[] = [
     env: (url) => ({ OPENAI_COMPATIBLE_BASE_URL: `${url}/v1`, MODEL: 'fake-model', OPENAI_COMPATIBLE_API_KEY: 'sk-test-SECRET' }),
     stream: openai,
     callId: (n) => `call_${n}`,
-    conversation: (body) => body.messages.filter((message: { role: string }) => message.role !== 'system'),
+    conversation: (body) => parsedResults(body.messages.filter((message: { role: string }) => message.role !== 'system')),
     user: (text) => ({ role: 'user', content: text }),
     assistantText: (text) => ({ role: 'assistant', content: text }),
     toolCalls: (calls) => ({
@@ -59,7 +59,7 @@ const WIRES: Wire[] = [
     env: (url) => ({ ANTHROPIC_API_KEY: 'sk-ant-SECRET', ANTHROPIC_BASE_URL: `${url}/v1`, MODEL: 'anthropic/claude-fake' }),
     stream: anthropic,
     callId: (n) => `toolu_0${n}`,
-    conversation: (body) => body.messages,
+    conversation: (body) => parsedResults(body.messages),
     user: (text) => ({ role: 'user', content: [{ type: 'text', text }] }),
     assistantText: (text) => ({ role: 'assistant', content: [{ type: 'text', text }] }),
     toolCalls: (calls) => ({ role: 'assistant', content: calls.map((call) => ({ type: 'tool_use', id: call.id, name: call.name, input: call.args })) }),
@@ -69,8 +69,27 @@ const WIRES: Wire[] = [
   },
 ];
 
-function anthropicResult(result: { id: string; content: string; error?: boolean }) {
+function anthropicResult(result: { id: string; content: unknown; error?: boolean }) {
   return { type: 'tool_result', tool_use_id: result.id, content: result.content, ...(result.error ? { is_error: true } : {}) };
+}
+
+/** Tool-result contents as JSON values where they are JSON (key order is not part of the wire contract). */
+function parsedResults(messages: any[]): any[] {
+  const parse = (content: unknown) => {
+    if (typeof content !== 'string') return content;
+    try {
+      return JSON.parse(content);
+    } catch {
+      return content;
+    }
+  };
+  return messages.map((message) => {
+    if (message.role === 'tool') return { ...message, content: parse(message.content) };
+    if (Array.isArray(message.content)) {
+      return { ...message, content: message.content.map((part: any) => (part.type === 'tool_result' ? { ...part, content: parse(part.content) } : part)) };
+    }
+    return message;
+  });
 }
 
 /** What the chat shows for a segment: its UI chunks' data-run-error parts and text. */
@@ -131,7 +150,7 @@ for (const wire of WIRES) {
       expect(wire.conversation(done.requests[0].body)).toEqual([
         wire.user('delete record rec-41'),
         wire.toolCalls([{ id, name: 'delete-record', args: { id: 'rec-41' } }]),
-        ...wire.toolResults([{ id, content: JSON.stringify({ id: 'rec-41', deleted: true, message: 'Record rec-41 was deleted.' }) }]),
+        ...wire.toolResults([{ id, content: { id: 'rec-41', deleted: true, message: 'Record rec-41 was deleted.' } }]),
       ]);
     });
 
@@ -234,7 +253,7 @@ for (const wire of WIRES) {
       expect((await rt.db.run.findUniqueOrThrow({ where: { id: paused.runId } })).status).toBe('failed');
 
       const next = await turn(threadId, 'did it work?', wire.stream.text(['Yes, rec-44 is gone.']));
-      const result = { id, content: JSON.stringify({ id: 'rec-44', deleted: true, message: 'Record rec-44 was deleted.' }) };
+      const result = { id, content: { id: 'rec-44', deleted: true, message: 'Record rec-44 was deleted.' } };
       expect(wire.conversation(next.requests[0].body)).toEqual([
         wire.user('delete record rec-44'),
         wire.toolCalls([{ id, name: 'delete-record', args: { id: 'rec-44' } }]),
