@@ -214,11 +214,7 @@ export class EnvError extends Error {
  * @throws EnvError naming each bad variable, its value (never a secret's) and what it accepts
  */
 export function parseEnv(source: Record<string, string | undefined>): Env {
-  const input: Record<string, string> = {};
-  for (const key of Object.keys(envSchema.shape)) {
-    const value = source[key];
-    if (value !== undefined && value.trim() !== '') input[key] = value;
-  }
+  const input = variablesOf(source);
   const parsed = envSchema.safeParse(input);
   if (!parsed.success) {
     const problems = [...new Set(parsed.error.issues.map((issue) => String(issue.path[0])))].map((key) => {
@@ -235,15 +231,28 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   return { ...parsed.data, model: model.setting };
 }
 
-let cached: Env | undefined;
+/** The app's variables in `source`, empty ones dropped. */
+function variablesOf(source: Record<string, string | undefined>): Record<string, string> {
+  const input: Record<string, string> = {};
+  for (const key of Object.keys(envSchema.shape)) {
+    const value = source[key];
+    if (value !== undefined && value.trim() !== '') input[key] = value;
+  }
+  return input;
+}
+
+let cached: { key: string; env: Env } | undefined;
 
 /**
- * The app's validated environment, parsed from `process.env` once per process.
+ * The app's validated environment, parsed from `process.env`: once per process in practice, since
+ * it is parsed again only when one of its variables changed (a test setting DATABASE_URL).
  * @throws EnvError (the server checks this at start, so requests never see it)
  */
 export function env(): Env {
-  cached ??= parseEnv(process.env);
-  return cached;
+  const input = variablesOf(process.env);
+  const key = JSON.stringify(input);
+  if (cached?.key !== key) cached = { key, env: parseEnv(input) };
+  return cached.env;
 }
 
 /**
