@@ -62,7 +62,8 @@ test.describe('agents API input', () => {
     expect(body.error.message).toContain('system messages cannot be stored');
     expect(await db.query('SELECT 1 FROM threads WHERE id = $1', [threadId])).toHaveLength(0);
     // The thread still works afterwards.
-    const ok = await request.post(`${agent}/generate`, { data: { messages: 'look up customer cus-1', memory: { thread: threadId, resource: 'user-ada' } } });
+    // (A message no other spec uses as a thread title: titles are numbered per owner.)
+    const ok = await request.post(`${agent}/generate`, { data: { messages: 'still usable after a refused system message', memory: { thread: threadId, resource: 'user-ada' } } });
     expect(ok.status()).toBe(200);
   });
 
