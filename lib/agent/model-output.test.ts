@@ -135,6 +135,11 @@ describe('storableValue', () => {
       value: { a: 'x\uFFFD', ['k\uFFFD']: [1, null, null], big: '10', at: '2026-01-02T03:04:05.000Z' },
     });
     expect(storableValue(undefined)).toEqual({ ok: true, value: null });
+    // What JSON does with -0 and a "__proto__" key (both found by the property below).
+    expect(storableValue([-0])).toEqual({ ok: true, value: [0] });
+    expect(Object.is((storableValue([-0]) as { value: number[] }).value[0], 0)).toBe(true);
+    const proto = storableValue(JSON.parse('{"__proto__":{"x":1}}'));
+    expect(proto.ok && JSON.stringify(proto.value)).toBe('{"__proto__":{"x":1}}');
   });
 
   it('refuses a cyclic value instead of throwing', () => {

@@ -205,7 +205,8 @@ export function storableValue(value: unknown): StorableResult {
     if (depth > MAX_VALUE_DEPTH) throw new RangeError(`nested more than ${MAX_VALUE_DEPTH} levels deep`);
     if (typeof item === 'string') return storableText(item);
     if (typeof item === 'bigint') return item.toString();
-    if (typeof item === 'number') return Number.isFinite(item) ? item : null;
+    // As JSON: non-finite numbers become null, and -0 is 0.
+    if (typeof item === 'number') return Number.isFinite(item) ? item + 0 : null;
     if (item === null || typeof item === 'boolean') return item;
     if (typeof item !== 'object') return undefined;
     const withJson = item as { toJSON?: () => unknown };
@@ -217,7 +218,8 @@ export function storableValue(value: unknown): StorableResult {
       const out: Record<string, unknown> = {};
       for (const [key, element] of Object.entries(item)) {
         const converted = convert(element, depth + 1);
-        if (converted !== undefined) out[storableText(key)] = converted;
+        // defineProperty: a key such as "__proto__" stays an ordinary key, as in JSON.
+        if (converted !== undefined) Object.defineProperty(out, storableText(key), { value: converted, enumerable: true, writable: true, configurable: true });
       }
       return out;
     } finally {
