@@ -391,7 +391,7 @@ test.describe('live streams', () => {
       })
     ).json();
     expect(result.finishReason).toBe('stop');
-    expect(result.text).toContain('nested deeper than 64 levels');
+    expect(result.text).toContain('nested more than 16 levels');
     expect(await db.query('SELECT 1 FROM pending_tool_calls WHERE run_id = $1', [result.runId])).toHaveLength(0);
   });
 });

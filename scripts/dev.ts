@@ -3,9 +3,12 @@ import { spawn } from 'node:child_process';
 import pg from 'pg';
 import { migrate } from '../lib/db/migrate';
 import { seed } from '../lib/demo/seed';
+import { envOrExit } from '../lib/env';
 import { openDatabase } from './database';
 
 const mode = process.argv[2] === 'start' ? 'start' : 'dev';
+// A bad variable stops here, before a database is started (Next checks again in instrumentation.ts).
+envOrExit();
 const db = await openDatabase();
 await migrate(db.url);
 // Only a fresh database is seeded by itself, so records deleted through approvals stay deleted

@@ -2,6 +2,7 @@ import type { Metadata } from 'next';
 import { AuditView } from '@/components/audit/audit-view';
 import { displayNames, requirePageActor } from '@/lib/auth/session';
 import { auditQuerySchema, listAudit } from '@/lib/audit/queries';
+import { describeModel, env } from '@/lib/env';
 
 export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'Audit' };
@@ -21,6 +22,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
       filters={{ actorId: query.actorId ?? '', toolName: query.toolName ?? '', kind: query.kind ?? '' }}
       people={people}
       viewer={{ id: admin.id, name: admin.name, role: admin.role }}
+      model={describeModel(env().model)}
     />
   );
 }

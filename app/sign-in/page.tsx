@@ -4,6 +4,7 @@ import { redirect } from 'next/navigation';
 import { SignInForm } from '@/components/auth/sign-in-form';
 import { actorFromHeaders } from '@/lib/auth/session';
 import { DEMO_ACCOUNTS, DEMO_PASSWORD } from '@/lib/demo/seed';
+import { env } from '@/lib/env';
 
 export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'Sign in' };
@@ -16,7 +17,7 @@ function safeNext(next: string | undefined): string {
 export default async function SignInPage({ searchParams }: { searchParams: Promise<{ next?: string }> }) {
   const next = safeNext((await searchParams).next);
   if (await actorFromHeaders(await headers())) redirect(next);
-  const demo = process.env.NODE_ENV !== 'production' || process.env.COUNTERSIGN_SHOW_DEMO_ACCOUNTS === '1';
+  const demo = env().NODE_ENV !== 'production' || env().COUNTERSIGN_SHOW_DEMO_ACCOUNTS;
   return (
     <main className="flex min-h-dvh items-center justify-center p-4">
       <SignInForm next={next} demoAccounts={demo ? DEMO_ACCOUNTS.map(({ email, name, role }) => ({ email, name, role })) : []} demoPassword={demo ? DEMO_PASSWORD : null} />

@@ -21,6 +21,8 @@ export interface AuditViewProps {
   filters: { actorId: string; toolName: string; kind: string };
   people: People;
   viewer: Viewer;
+  /** The model this server uses, e.g. "openai-compatible llama3.1 at http://…" (never a key). */
+  model: string;
 }
 
 function outcome(entry: AuditEntry): { label: string; tone: 'accent' | 'neutral' } {
@@ -30,14 +32,17 @@ function outcome(entry: AuditEntry): { label: string; tone: 'accent' | 'neutral'
 }
 
 /** The admins' decision log: filters (a GET form, so they live in the URL), a table, CSV export. */
-export function AuditView({ entries, nextCursor, filters, people, viewer }: AuditViewProps) {
+export function AuditView({ entries, nextCursor, filters, people, viewer, model }: AuditViewProps) {
   const [open, setOpen] = useState<string | null>(null);
   const query = new URLSearchParams(Object.entries(filters).filter(([, value]) => value));
   return (
     <div className="flex min-h-dvh flex-col">
       <header className="flex h-14 shrink-0 items-center gap-2 border-b border-border px-3 md:px-4">
         <ScrollText className="size-5 text-primary" aria-hidden />
-        <h1 className="min-w-0 flex-1 text-sm font-semibold">Audit</h1>
+        <h1 className="min-w-0 flex-1 text-sm font-semibold sm:flex-none">Audit</h1>
+        <span data-testid="model-in-use" className="hidden min-w-0 flex-1 truncate text-xs text-muted-foreground sm:inline" title="The model this server uses">
+          Model: {model}
+        </span>
         <AppNav viewer={viewer} current="audit" />
       </header>
       <main className="flex min-w-0 flex-1 flex-col">

@@ -85,6 +85,7 @@ export function MessageView({ message, viewerId, people, streaming, actingOn, bu
           key={index}
           role="alert"
           data-testid="run-error"
+          data-code={part.data.code}
           className="flex items-start gap-2 rounded-lg border border-destructive/40 bg-destructive/5 px-3 py-2 text-sm"
         >
           <TriangleAlert className="mt-0.5 size-4 shrink-0 text-destructive" aria-hidden />

@@ -1,13 +1,25 @@
 import { randomUUID } from 'node:crypto';
-import { jsonSchema, streamText, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
+import { jsonSchema, NoSuchToolError, streamText, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import { z } from 'zod';
 import { CALL_ID_SEPARATOR, callsAddressedBy, qualifiedCallId } from './call-id';
 import { ChunkChannel } from './channel';
 import type { AgentChunk, ChunkPayloads, ChunkType, DecisionSummary } from './chunks';
 import { AgentError } from './errors';
+import { ANSWER_BROKE_OFF, classifyModelError, GENERIC_RUN_FAILURE, ModelCallError, runErrorMessage, type RunFailure } from './failure';
 import { fingerprintToolCall } from './fingerprint';
 import { extractResumeData, summariseChunks, type GenerateResult } from './generate';
+import { historyOfStoppedRun, toModelOutput, toolsThatRan } from './history';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth';
+import {
+  checkToolArgs,
+  containsUnstorableText,
+  safeToolCallId,
+  safeToolName,
+  storablePreview,
+  storableText,
+  storableValue,
+  TextDeltaRepair,
+} from './model-output';
 import { approvalReason, type RequestApprovalPolicy } from './policy';
 import type {
   AgentStore,
@@ -35,9 +47,6 @@ export const APPROVAL_RESUME_SCHEMA = JSON.stringify(
 );
 
 const DEFAULT_MAX_STEPS = 8;
-
-/** Largest tool-call arguments accepted from a model, in bytes of JSON; larger calls fail without running. */
-export const MAX_TOOL_ARGS_BYTES = 8 * 1024;
 
 /** How long emitted chunks may wait before they are written to the event log, in ms. */
 export const EVENT_FLUSH_MS = 50;
@@ -74,6 +83,8 @@ export interface AgentConfig {
   store: AgentStore;
   defaultOptions?: AgentDefaultOptions;
   hooks?: AgentHooks;
+  /** How often a failed model call (429, 5xx, unreachable) is retried before the run fails (default 2, the AI SDK's). */
+  maxRetries?: number;
 }
 
 export interface StreamOptions {
@@ -242,6 +253,7 @@ export class Agent {
   private readonly store: AgentStore;
   private readonly hooks: AgentHooks;
   private executableTools?: string[];
+  private readonly maxRetries?: number;
 
   constructor(config: AgentConfig) {
     this.id = config.id;
@@ -251,6 +263,7 @@ export class Agent {
     this.store = config.store;
     this.defaultOptions = config.defaultOptions ?? {};
     this.hooks = config.hooks ?? {};
+    this.maxRetries = config.maxRetries;
     const delegates = new Map<string, Agent>();
     const tools = new Map(config.tools.map((tool) => [tool.id, tool]));
     for (const [key, sub] of Object.entries(config.agents ?? {})) {
@@ -289,12 +302,17 @@ export class Agent {
    * call identical to a waiting one (same fingerprint) gets an `already-pending` result instead of
    * waiting twice, and the waiting calls stay decidable (behaviour §5a).
    *
-   * @param input the user's message text, or model messages to add
+   * @param input the user's message text, or model messages to add (user and assistant only:
+   *   the agent's instructions are its system prompt). All of them are stored in the thread's
+   *   memory, in order, before the run starts.
    * @param options thread, resource (owner) and per-request options
    * @returns the stream result; the run goes on in the background whether or not it is read
+   * @throws AgentError BAD_REQUEST (no messages, or a system/tool message), INVALID_INPUT (text
+   *   PostgreSQL cannot store: NUL or a lone surrogate) — before anything is stored
    */
   async stream(input: string | ModelMessage[], options: StreamOptions): Promise<AgentStreamResult> {
     const { threadId, resourceId } = options;
+    checkInput(input);
     const requester: Actor = options.requester ?? { id: resourceId, role: 'user' };
     const autoResume = options.autoResumeSuspendedTools ?? this.defaultOptions.autoResumeSuspendedTools ?? false;
     if (autoResume && typeof input === 'string') {
@@ -320,11 +338,11 @@ export class Agent {
         chain: [this.id],
       },
     });
-    const userMessage = newMessages.length === 1 ? { id: randomUUID(), message: newMessages[0] } : undefined;
+    const inputMessages = newMessages.map((message) => ({ id: randomUUID(), message }));
     const { history, open, waiting } = await this.store.startRun({
       run: { id: runId, threadId, resourceId, requestedBy: requester.id, agentId: this.id, parentRunId: null, messageId, status: 'running', state: initial },
       title: typeof input === 'string' ? input.slice(0, 80) : undefined,
-      userMessage,
+      inputMessages,
       leaseMs: LEASE_MS,
     });
     // Runs of the thread still waiting on a person are not in memory yet (only finished runs are):
@@ -389,6 +407,9 @@ export class Agent {
     const parsed = (tool.resumeSchema ?? z.unknown()).safeParse(resumeData);
     if (!parsed.success) {
       throw new AgentError('INVALID_RESUME_DATA', 'The answer does not match what the tool asked for.', parsed.error.issues);
+    }
+    if (containsUnstorableText(parsed.data)) {
+      throw new AgentError('INVALID_RESUME_DATA', 'The answer contains a NUL character or broken Unicode (a lone surrogate).');
     }
     return this.claimAndContinue(input, {
       kind: 'suspension',
@@ -515,6 +536,9 @@ export class Agent {
     if (exceedsJsonDepth(input.args)) throw new AgentError('INVALID_ARGS', `The edited arguments are nested deeper than ${MAX_JSON_DEPTH} levels.`);
     const parsed = tool.inputSchema.safeParse(input.args);
     if (!parsed.success) throw new AgentError('INVALID_ARGS', 'The edited arguments are not valid for this tool.', parsed.error.issues);
+    // Edited args meet the same bar as a model's (storable, no invisible controls, size, depth).
+    const checked = checkToolArgs(parsed.data);
+    if (!checked.ok) throw new AgentError('INVALID_ARGS', checked.problem.replace(/; nothing was run\..*$/, '.'));
     const args = parsed.data;
     const fingerprint = fingerprintToolCall({ toolName: target.row.toolName, args });
     const edited = fingerprint !== target.row.fingerprint;
@@ -697,7 +721,8 @@ export class Agent {
     const tool = owner.tools.get(row.toolName);
     if (!tool?.resumeSchema) return null;
     const extracted = await extractResumeData({ model: this.model, schema: tool.resumeSchema, text, suspendPayload: row.suspendPayload });
-    if (extracted === undefined) return null;
+    // The model's extraction is model output: data that could not be stored answers nothing.
+    if (extracted === undefined || containsUnstorableText(extracted)) return null;
     const top = await this.store.loadRun({ runId: row.rootRunId });
     if (!top?.state) return null;
     await this.store.addUserMessage({ threadId: options.threadId, runId: top.id, message: { role: 'user', content: text } });
@@ -751,16 +776,7 @@ export class Agent {
         await body(segment);
         if (!segment.finished) await segment.surface([makeChunk(top.id, 'finish', { finishReason: 'suspended' })]);
       } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        console.error(`[agent ${this.id}] run ${top.id} failed:`, error);
-        const chunks = [
-          makeChunk(top.id, 'error', { message: 'The agent stopped because of an error. Try again.' }),
-          makeChunk(top.id, 'finish', { finishReason: 'error' }),
-        ];
-        for (const chunk of chunks) channel.push(chunk);
-        await this.store
-          .finishRun({ runId: top.id, status: 'failed', error: message, events: chunks, newMessages: [] })
-          .catch((storeError) => console.error(`[agent ${this.id}] could not mark run ${top.id} failed:`, storeError));
+        await this.failSegment(segment, error);
       }
     })().finally(() => {
       clearInterval(heartbeat);
@@ -794,6 +810,39 @@ export class Agent {
       text: summary.then(() => text),
       finishReason: summary.then(() => finishReason),
     };
+  }
+
+  /**
+   * Ends a segment whose work threw: the top-level run is marked failed with an `error` chunk the
+   * user can act on (configuration, busy, down — see failure.ts). What the segment already published
+   * is written first, so a reload shows the turn and its error; and everything the run did is kept
+   * in the thread's memory, with a result for every tool call (historyOfStoppedRun), so the next
+   * turn's model knows which actions already happened.
+   */
+  private async failSegment(segment: Segment, error: unknown) {
+    const runId = segment.topRunId;
+    const failure: RunFailure = error instanceof ModelCallError ? error.failure : { code: 'RUN_FAILED', message: GENERIC_RUN_FAILURE };
+    console.error(`[agent ${this.id}] run ${runId} failed (${failure.code}):`, error);
+    const ctx = segment.top;
+    const published = ctx ? await this.saved(ctx) : [];
+    const state = ctx?.state ?? (await this.store.loadRun({ runId }).catch(() => null))?.state ?? null;
+    const rows = state ? await this.store.listPendingCalls({ runId }).catch(() => []) : [];
+    const newMessages = state ? historyOfStoppedRun(state, rows) : [];
+    const chunks = [
+      makeChunk(runId, 'error', { message: runErrorMessage(failure, toolsThatRan(newMessages)), code: failure.code }),
+      makeChunk(runId, 'finish', { finishReason: 'error' }),
+    ];
+    for (const chunk of chunks) segment.channel.push(chunk);
+    const reason = storablePreview(error instanceof Error ? error.message : String(error), 2_000);
+    try {
+      await this.store.finishRun({ runId, status: 'failed', error: reason, events: [...published, ...chunks], newMessages });
+    } catch (storeError) {
+      // Whatever made the full write fail, the turn and its error must still survive a reload.
+      console.error(`[agent ${this.id}] could not record run ${runId} as failed with its history:`, storeError);
+      await this.store
+        .finishRun({ runId, status: 'failed', error: reason, events: [...published, ...chunks], newMessages: [] })
+        .catch((lastError) => console.error(`[agent ${this.id}] could not mark run ${runId} failed:`, lastError));
+    }
   }
 
   private context(
@@ -833,7 +882,11 @@ export class Agent {
     return coalesceTextDeltas(ctx.unsaved.splice(0));
   }
 
-  /** Writes what is queued after EVENT_FLUSH_MS, batching a step's deltas into few INSERTs. */
+  /**
+   * Writes what is queued after EVENT_FLUSH_MS, batching a step's deltas into few INSERTs. A write
+   * that fails puts its chunks back in front of the queue: the next write (or the failure path)
+   * carries them, so published chunks are never dropped from the log.
+   */
   private scheduleFlush(ctx: RunContext) {
     if (ctx.flushTimer) return;
     ctx.flushTimer = setTimeout(() => {
@@ -842,8 +895,26 @@ export class Agent {
       if (chunks.length === 0) return;
       ctx.flushing = ctx.flushing
         .then(() => this.store.appendEvents({ runId: ctx.run.id, chunks }))
-        .catch((error) => console.error(`[agent ${this.id}] event write failed for run ${ctx.run.id}:`, error));
+        .catch((error) => {
+          console.error(`[agent ${this.id}] event write failed for run ${ctx.run.id}; kept for the next write:`, error);
+          ctx.unsaved.unshift(...chunks);
+        });
     }, EVENT_FLUSH_MS);
+  }
+
+  /**
+   * Runs a store write that carries the queued chunks (in its own transaction). If it fails, the
+   * chunks go back in front of the queue, so a failed write never takes already-published chunks
+   * with it; the failure path writes them with the run's error.
+   */
+  private async withEvents<T>(ctx: RunContext, write: (events: AgentChunk[]) => Promise<T>): Promise<T> {
+    const events = await this.saved(ctx);
+    try {
+      return await write(events);
+    } catch (error) {
+      ctx.unsaved.unshift(...events);
+      throw error;
+    }
   }
 
   /** The queued chunks, once earlier writes landed: to write within the caller's transaction, in order. */
@@ -902,11 +973,11 @@ export class Agent {
         return { status: 'completed', text: ctx.lastText };
       }
       this.emit(ctx, 'step-start', { step: state.step });
-      const calls = await this.modelStep(ctx);
+      const { calls, refused, declined } = await this.modelStep(ctx);
       if (calls.length === 0) {
         this.emit(ctx, 'step-finish', { step: state.step, finishReason: 'stop' });
         state.step += 1;
-        this.emit(ctx, 'finish', { finishReason: 'stop' });
+        this.emit(ctx, 'finish', { finishReason: declined ? 'content-filter' : 'stop' });
         await this.finish(ctx);
         return { status: 'completed', text: ctx.lastText };
       }
@@ -924,27 +995,27 @@ export class Agent {
       };
       for (const call of calls) {
         this.emit(ctx, 'tool-call', { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args });
+        // Args a model sent that cannot be stored, approved or replayed fail as this call (model-output.ts).
+        const problem = refused.get(call.toolCallId);
+        if (problem) {
+          this.settle(ctx, call, { type: 'error', message: problem });
+          continue;
+        }
         const tool = this.tools.get(call.toolName);
         if (!tool) {
           this.settle(ctx, call, { type: 'error', message: `Unknown tool ${call.toolName}` });
           continue;
         }
         // Input is validated before approval is asked: an invalid call never reaches a reviewer.
-        if (exceedsJsonDepth(call.args)) {
-          this.settle(ctx, call, { type: 'error', message: `The arguments are nested deeper than ${MAX_JSON_DEPTH} levels.` });
-          continue;
-        }
-        if (JSON.stringify(call.args ?? null).includes('\\u0000')) {
-          this.settle(ctx, call, { type: 'error', message: 'The arguments contain a NUL character.' });
-          continue;
-        }
-        if (Buffer.byteLength(JSON.stringify(call.args ?? null)) > MAX_TOOL_ARGS_BYTES) {
-          this.settle(ctx, call, { type: 'error', message: `The arguments are larger than ${MAX_TOOL_ARGS_BYTES} bytes.` });
-          continue;
-        }
         const parsed = tool.inputSchema.safeParse(call.args);
         if (!parsed.success) {
           this.settle(ctx, call, { type: 'error', message: `Invalid input: ${z.prettifyError(parsed.error)}` });
+          continue;
+        }
+        // A schema's transforms could produce what the model could not send; check the parsed args too.
+        const checked = checkToolArgs(parsed.data);
+        if (!checked.ok) {
+          this.settle(ctx, call, { type: 'error', message: checked.problem });
           continue;
         }
         call.args = parsed.data;
@@ -985,66 +1056,133 @@ export class Agent {
       this.appendToolResults(state, calls);
       this.emit(ctx, 'step-finish', { step: state.step, finishReason: 'tool-calls' });
       state.step += 1;
-      await this.store.saveRunState({ runId: ctx.run.id, state, events: await this.saved(ctx) });
+      await this.withEvents(ctx, (events) => this.store.saveRunState({ runId: ctx.run.id, state, events }));
     }
   }
 
-  /** One model call through the AI SDK's streamText; tools are declared but executed by us. */
-  private async modelStep(ctx: RunContext): Promise<StepCall[]> {
+  /**
+   * One model call through the AI SDK's streamText; tools are declared but executed by us. This is
+   * the runtime's boundary for model output (model-output.ts): text deltas are repaired, tool-call
+   * ids and names made safe, and calls whose args cannot be used are returned in `refused` with the
+   * error the model will read. Their args appear as a storable preview in chunks and as `{}` in the
+   * model history (every provider accepts an empty object; the error says what was wrong).
+   *
+   * @throws ModelCallError when the provider fails or its answer breaks off (classified, failure.ts)
+   */
+  private async modelStep(ctx: RunContext): Promise<{ calls: StepCall[]; refused: Map<string, string>; declined: boolean }> {
     const { state } = ctx;
     const tools: ToolSet = {};
     for (const tool of this.tools.values()) {
       // No `execute` and no validation here: the runtime validates, asks for approval and executes.
       tools[tool.id] = { description: tool.description, inputSchema: jsonSchema(z.toJSONSchema(tool.inputSchema) as never) };
     }
-    const result = streamText({ model: this.model, system: this.instructions, messages: state.messages, tools, abortSignal: ctx.abortSignal });
+    const result = streamText({
+      model: this.model,
+      system: this.instructions,
+      messages: state.messages,
+      tools,
+      abortSignal: ctx.abortSignal,
+      maxRetries: this.maxRetries,
+    });
     const calls: StepCall[] = [];
+    const refused = new Map<string, string>();
     const content: Exclude<ModelMessage & { role: 'assistant' }, { content: string }>['content'] = [];
     const textIds = new Map<string, string>();
     const texts = new Map<string, string>();
+    const repairs = new Map<string, TextDeltaRepair>();
+    const takenIds = toolCallIdsOf(state.messages);
+    let finishReason: string | undefined;
     ctx.lastText = '';
-    for await (const part of result.fullStream) {
-      switch (part.type) {
-        case 'text-start': {
-          const id = `${ctx.run.id.slice(0, 8)}-t${state.textPartCounter++}`;
-          textIds.set(part.id, id);
-          texts.set(id, '');
-          this.emit(ctx, 'text-start', { id });
-          break;
-        }
-        case 'text-delta': {
-          const id = textIds.get(part.id);
-          if (!id || !part.text) break;
-          texts.set(id, texts.get(id)! + part.text);
-          this.emit(ctx, 'text-delta', { id, text: part.text });
-          break;
-        }
-        case 'text-end': {
-          const id = textIds.get(part.id);
-          if (!id) break;
-          this.emit(ctx, 'text-end', { id });
-          const text = texts.get(id)!;
-          if (text) {
-            content.push({ type: 'text', text });
-            ctx.lastText += text;
-          }
-          break;
-        }
-        case 'tool-call':
-          calls.push({ toolCallId: part.toolCallId, toolName: part.toolName, args: part.input });
-          content.push({ type: 'tool-call', toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
-          break;
-        case 'error':
-          throw part.error;
-        default:
-          break;
+    const endText = (id: string) => {
+      const rest = repairs.get(id)?.end();
+      if (rest) {
+        texts.set(id, texts.get(id)! + rest);
+        this.emit(ctx, 'text-delta', { id, text: rest });
       }
+      repairs.delete(id);
+      this.emit(ctx, 'text-end', { id });
+      const text = texts.get(id)!;
+      if (text) {
+        content.push({ type: 'text', text });
+        ctx.lastText += text;
+      }
+    };
+    try {
+      for await (const part of result.fullStream) {
+        switch (part.type) {
+          case 'text-start': {
+            const id = `${ctx.run.id.slice(0, 8)}-t${state.textPartCounter++}`;
+            textIds.set(part.id, id);
+            texts.set(id, '');
+            repairs.set(id, new TextDeltaRepair());
+            this.emit(ctx, 'text-start', { id });
+            break;
+          }
+          case 'text-delta': {
+            const id = textIds.get(part.id);
+            if (!id || !part.text) break;
+            const text = repairs.get(id)!.push(part.text);
+            if (!text) break;
+            texts.set(id, texts.get(id)! + text);
+            this.emit(ctx, 'text-delta', { id, text });
+            break;
+          }
+          case 'text-end': {
+            const id = textIds.get(part.id);
+            if (id && repairs.has(id)) endText(id);
+            break;
+          }
+          case 'tool-call': {
+            const toolCallId = safeToolCallId(part.toolCallId, takenIds);
+            takenIds.add(toolCallId);
+            const known = this.tools.has(part.toolName);
+            const toolName = safeToolName(part.toolName, known);
+            const unparsed = part.invalid === true && !NoSuchToolError.isInstance(part.error);
+            const checked = checkToolArgs(part.input, { unparsed });
+            if (checked.ok) {
+              calls.push({ toolCallId, toolName, args: checked.args });
+            } else {
+              calls.push({ toolCallId, toolName, args: checked.shown });
+              refused.set(toolCallId, checked.problem);
+            }
+            if (!known && toolName !== part.toolName) {
+              refused.set(toolCallId, `There is no tool named ${JSON.stringify(storablePreview(part.toolName))}; nothing was run.`);
+            }
+            // The history keeps what every provider can replay: an object (Anthropic requires one).
+            const replayable = checked.ok && isPlainObject(checked.args) ? checked.args : {};
+            content.push({ type: 'tool-call', toolCallId, toolName, input: replayable });
+            break;
+          }
+          case 'finish-step':
+            finishReason = part.finishReason;
+            break;
+          case 'error':
+            throw part.error;
+          default:
+            break;
+        }
+      }
+    } catch (error) {
+      // Close what was streaming, so the partial answer shows as text (live and after a reload).
+      for (const id of [...repairs.keys()]) endText(id);
+      throw error instanceof ModelCallError ? error : new ModelCallError(classifyModelError(error), { cause: error });
+    }
+    for (const id of [...repairs.keys()]) endText(id);
+    // A stream that stopped without its finish (a cut connection) is not an answer.
+    if ((finishReason === 'interrupted' || finishReason === 'error') && calls.length === 0) {
+      throw new ModelCallError(ANSWER_BROKE_OFF);
     }
     if (content.length > 0) state.messages.push({ role: 'assistant', content });
-    return calls;
+    const declined = finishReason === 'content-filter';
+    if (declined) {
+      this.emit(ctx, 'error', { message: 'The model declined to answer this request (its provider’s content filter).', code: 'MODEL_REFUSED' });
+    }
+    return { calls, refused, declined };
   }
 
-  private settle(ctx: RunContext, call: StepCall, outcome: CallOutcome) {
+  /** Records a call's outcome (made storable: a tool may return anything) and emits its result chunk. */
+  private settle(ctx: RunContext, call: StepCall, unsafe: CallOutcome) {
+    const outcome = storableOutcome(unsafe);
     call.outcome = outcome;
     const base = { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args };
     if (outcome.type === 'result') this.emit(ctx, 'tool-result', { ...base, result: outcome.output });
@@ -1077,7 +1215,9 @@ export class Agent {
       if (isSuspendSignal(value)) {
         const payload = tool.suspendSchema ? tool.suspendSchema.safeParse(value.payload) : { success: true as const, data: value.payload };
         if (!payload.success) return { outcome: { type: 'error', message: 'The tool suspended with an invalid payload.' } };
-        return { suspended: payload.data };
+        const storable = storableValue(payload.data);
+        if (!storable.ok) return { outcome: { type: 'error', message: storable.problem } };
+        return { suspended: storable.value };
       }
       if (tool.outputSchema) {
         const parsed = tool.outputSchema.safeParse(value);
@@ -1189,13 +1329,9 @@ export class Agent {
   private async pause(ctx: RunContext, waiting: NewPendingCall[]): Promise<boolean> {
     const chunks = waiting.map((row) => pendingChunk(ctx.run.id, row));
     const finish = ctx.isTop ? [makeChunk(ctx.run.id, 'finish', { finishReason: 'suspended' })] : [];
-    const continues = await this.store.suspendRun({
-      runId: ctx.run.id,
-      state: ctx.state,
-      pendingCalls: waiting,
-      events: [...(await this.saved(ctx)), ...chunks],
-      finalEvents: finish,
-    });
+    const continues = await this.withEvents(ctx, (events) =>
+      this.store.suspendRun({ runId: ctx.run.id, state: ctx.state, pendingCalls: waiting, events: [...events, ...chunks], finalEvents: finish }),
+    );
     await this.surface(ctx, chunks);
     if (continues) {
       await this.resumeStep(ctx, { ...ctx.run, status: 'running', state: ctx.state });
@@ -1252,7 +1388,9 @@ export class Agent {
     let next: RunRecord | null;
     if (!decision.approved) {
       this.settle(ctx, call, { type: 'denied', reason: decision.reason ?? DEFAULT_DECLINE_REASON });
-      next = await this.store.closePendingCall({ pendingCallId: row.id, runId: run.id, status: 'declined', output: call.outcome!, events: await this.saved(ctx) });
+      next = await this.withEvents(ctx, (events) =>
+        this.store.closePendingCall({ pendingCallId: row.id, runId: run.id, status: 'declined', output: call.outcome!, events }),
+      );
     } else {
       const tool = this.requireTool(row.toolName);
       const result = await this.execute(ctx, tool, call, {
@@ -1263,26 +1401,23 @@ export class Agent {
         // Suspended again (e.g. a validation loop): a new pending suspension replaces this one.
         const again = this.pendingRow(ctx, tool, call, { kind: 'suspension', payload: result.suspended });
         const chunk = pendingChunk(ctx.run.id, again);
-        await this.store.closePendingCall({
-          pendingCallId: row.id,
-          runId: run.id,
-          status: 'superseded',
-          output: null,
-          events: [...(await this.saved(ctx)), chunk],
-          newPendingCall: again,
-        });
+        await this.withEvents(ctx, (events) =>
+          this.store.closePendingCall({ pendingCallId: row.id, runId: run.id, status: 'superseded', output: null, events: [...events, chunk], newPendingCall: again }),
+        );
         await this.surface(ctx, [chunk]);
         return;
       }
       const outcome = 'outcome' in result ? result.outcome : null;
       // Without an outcome, an approved delegation now waits on its child run (which may even have finished).
-      next = await this.store.closePendingCall({
-        pendingCallId: row.id,
-        runId: run.id,
-        status: outcome?.type === 'error' ? 'failed' : 'completed',
-        output: outcome,
-        events: await this.saved(ctx),
-      });
+      next = await this.withEvents(ctx, (events) =>
+        this.store.closePendingCall({
+          pendingCallId: row.id,
+          runId: run.id,
+          status: outcome?.type === 'error' ? 'failed' : 'completed',
+          output: outcome,
+          events,
+        }),
+      );
     }
     // Other calls of this step still wait; whoever closes the last one continues the run.
     if (!next?.state) return;
@@ -1348,12 +1483,9 @@ export class Agent {
   }
 
   private async finish(ctx: RunContext) {
-    return this.store.finishRun({
-      runId: ctx.run.id,
-      status: 'completed',
-      events: await this.saved(ctx),
-      newMessages: ctx.state.messages.slice(ctx.state.historyLength),
-    });
+    return this.withEvents(ctx, (events) =>
+      this.store.finishRun({ runId: ctx.run.id, status: 'completed', events, newMessages: ctx.state.messages.slice(ctx.state.historyLength) }),
+    );
   }
 }
 
@@ -1484,17 +1616,6 @@ function storedPolicy(stored: RunState['requestApproval'] | undefined): RequestA
   return stored === 'always' || stored === 'function' ? true : undefined;
 }
 
-function toModelOutput(outcome: CallOutcome) {
-  switch (outcome.type) {
-    case 'result':
-      return { type: 'json' as const, value: (outcome.output ?? null) as never };
-    case 'error':
-      return { type: 'error-text' as const, value: outcome.message };
-    case 'denied':
-      return { type: 'text' as const, value: outcome.reason };
-  }
-}
-
 function alreadyDecided(row: PendingCall): AgentError {
   const outcome = row.status === 'declined' ? 'declined' : row.kind === 'suspension' ? 'answered' : 'approved';
   return new AgentError('ALREADY_DECIDED', `This call was already ${outcome}.`, {
@@ -1518,4 +1639,55 @@ function coalesceTextDeltas(chunks: AgentChunk[]): AgentChunk[] {
     }
   }
   return out;
+}
+
+/** Ids of every tool call in `messages` (a new call must not reuse one: results are matched by id). */
+function toolCallIdsOf(messages: ModelMessage[]): Set<string> {
+  const ids = new Set<string>();
+  for (const message of messages) {
+    if ((message.role !== 'assistant' && message.role !== 'tool') || typeof message.content === 'string') continue;
+    for (const part of message.content) if ('toolCallId' in part) ids.add(part.toolCallId);
+  }
+  return ids;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** An outcome PostgreSQL can store: results repaired (or an error when they cannot be), texts repaired. */
+function storableOutcome(outcome: CallOutcome): CallOutcome {
+  switch (outcome.type) {
+    case 'result': {
+      const storable = storableValue(outcome.output);
+      return storable.ok ? { type: 'result', output: storable.value } : { type: 'error', message: storable.problem };
+    }
+    case 'error':
+      return { type: 'error', message: storableText(outcome.message) };
+    case 'denied':
+      return { type: 'denied', reason: storableText(outcome.reason) };
+  }
+}
+
+/**
+ * Refuses input that could not be stored or replayed, before anything is written: a system (or
+ * tool) message stored in a thread makes every later turn fail at the provider ("System messages
+ * are not allowed in the prompt"), and NUL or a lone surrogate cannot be stored at all.
+ * @throws AgentError BAD_REQUEST, INVALID_INPUT
+ */
+function checkInput(input: string | ModelMessage[]) {
+  const messages: ModelMessage[] = typeof input === 'string' ? [{ role: 'user', content: input }] : input;
+  if (messages.length === 0) throw new AgentError('BAD_REQUEST', 'Send at least one message.');
+  for (const [index, message] of messages.entries()) {
+    if (message.role !== 'user' && message.role !== 'assistant') {
+      throw new AgentError(
+        'BAD_REQUEST',
+        `Message ${index + 1} has role "${message.role}": only user and assistant messages can be stored in a thread (the agent's instructions are its system prompt).`,
+        { index, role: message.role },
+      );
+    }
+  }
+  if (containsUnstorableText(messages)) {
+    throw new AgentError('INVALID_INPUT', 'The input contains a NUL character or broken Unicode (a lone surrogate).');
+  }
 }

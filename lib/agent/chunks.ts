@@ -68,8 +68,14 @@ export interface ChunkPayloads {
     approval: { approved: false; reason: string };
   };
   'step-finish': { step: number; finishReason: string };
-  finish: { finishReason: 'stop' | 'suspended' | 'length' | 'error' | 'tool-calls' | 'other' };
-  error: { message: string };
+  /** `content-filter`: the model declined to answer (an `error` chunk with code MODEL_REFUSED says so). */
+  finish: { finishReason: 'stop' | 'suspended' | 'length' | 'error' | 'tool-calls' | 'content-filter' | 'other' };
+  /**
+   * A message for the user, safe to show. `code` says what kind of failure it is: MODEL_PROVIDER_CONFIG,
+   * MODEL_PROVIDER_BUSY, MODEL_PROVIDER_DOWN, MODEL_PROVIDER_REJECTED, RUN_FAILED, RUN_INTERRUPTED
+   * (the run failed; the segment then finishes with `error`), or MODEL_REFUSED (the run goes on).
+   */
+  error: { message: string; code?: string };
 }
 
 export type ChunkType = keyof ChunkPayloads;

@@ -16,6 +16,14 @@ describe('AGENT_ERROR_STATUS', () => {
       UNKNOWN_AGENT: 404,
       UNKNOWN_TOOL: 404,
       BAD_REQUEST: 400,
+      INVALID_INPUT: 400,
+      // A failed run, as a generate route answers it.
+      MODEL_PROVIDER_CONFIG: 502,
+      MODEL_PROVIDER_BUSY: 503,
+      MODEL_PROVIDER_DOWN: 502,
+      MODEL_PROVIDER_REJECTED: 502,
+      RUN_FAILED: 500,
+      RUN_INTERRUPTED: 500,
     });
   });
 });

@@ -15,6 +15,15 @@ export const AGENT_ERROR_STATUS = {
   UNKNOWN_AGENT: 404,
   UNKNOWN_TOOL: 404,
   BAD_REQUEST: 400,
+  INVALID_INPUT: 400,
+  // A run that failed, as a `generate` route answers it (see failure.ts): the model provider is
+  // misconfigured, busy, down or refused the request, or the runtime itself failed.
+  MODEL_PROVIDER_CONFIG: 502,
+  MODEL_PROVIDER_BUSY: 503,
+  MODEL_PROVIDER_DOWN: 502,
+  MODEL_PROVIDER_REJECTED: 502,
+  RUN_FAILED: 500,
+  RUN_INTERRUPTED: 500,
 } as const;
 
 export type AgentErrorCode = keyof typeof AGENT_ERROR_STATUS;

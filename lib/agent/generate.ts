@@ -23,6 +23,11 @@ export interface GenerateResult {
   /** The first waiting call's payload: the tool's own, or `{ toolCallId, toolName, args }` for an approval. */
   suspendPayload?: unknown;
   resumeSchema?: string;
+  /**
+   * Why the run failed, when `finishReason` is `error` (code: see failure.ts, message safe to
+   * show). Tool calls that ran before the failure are still in `toolResults`.
+   */
+  error?: { code: string; message: string };
 }
 
 /**
@@ -31,6 +36,7 @@ export interface GenerateResult {
  */
 export async function summariseChunks(result: { runId: string; fullStream: ReadableStream<AgentChunk> }): Promise<GenerateResult> {
   const out: GenerateResult = { runId: result.runId, text: '', finishReason: 'other', toolCalls: [], toolResults: [], suspendedToolCalls: [] };
+  let failure: GenerateResult['error'];
   for await (const chunk of result.fullStream) {
     switch (chunk.type) {
       case 'text-delta':
@@ -52,6 +58,9 @@ export async function summariseChunks(result: { runId: string; fullStream: Reada
         out.suspendedToolCalls.push({ toolCallId, toolName, args, requiresApproval: false, suspendPayload, resumeSchema, chain });
         break;
       }
+      case 'error':
+        failure = { code: chunk.payload.code ?? 'RUN_FAILED', message: chunk.payload.message };
+        break;
       case 'finish':
         out.finishReason = chunk.payload.finishReason;
         break;
@@ -59,6 +68,7 @@ export async function summariseChunks(result: { runId: string; fullStream: Reada
         break;
     }
   }
+  if (out.finishReason === 'error') out.error = failure ?? { code: 'RUN_FAILED', message: 'The agent stopped because of an error.' };
   const first = out.suspendedToolCalls[0];
   if (out.finishReason === 'suspended' && first) {
     out.suspendPayload = first.requiresApproval ? { toolCallId: first.toolCallId, toolName: first.toolName, args: first.args } : first.suspendPayload;

@@ -1,4 +1,5 @@
 import type { AgentChunk } from './chunks';
+import { historyOfStoppedRun } from './history';
 import type { AgentStore, PendingCall } from './store';
 
 function interruptionMessage(unknown: PendingCall[]): string {
@@ -11,6 +12,8 @@ function interruptionMessage(unknown: PendingCall[]): string {
  * Finds top-level runs whose process died (lease expired while a model streamed or a claimed tool
  * executed) and ends them honestly: the run is marked failed and the chat says so; a tool call that
  * was executing becomes "outcome unknown" for reviewers and is never re-executed automatically.
+ * What the run did stays in the thread's memory — the unknown call with an "outcome unknown"
+ * result — so the next turn's model does not repeat it blindly.
  * Source: issue "Reliability" (crashes). Safe to run from every server at once.
  *
  * @param input.store the runtime's store
@@ -25,9 +28,10 @@ export async function recoverAbandonedRuns(input: { store: AgentStore; now?: Dat
       rootRunId: runId,
       error: 'interrupted: the server stopped',
       events: (calls): AgentChunk[] => [
-        { type: 'error', runId, from: 'AGENT', payload: { message: interruptionMessage(calls) } },
+        { type: 'error', runId, from: 'AGENT', payload: { message: interruptionMessage(calls), code: 'RUN_INTERRUPTED' } },
         { type: 'finish', runId, from: 'AGENT', payload: { finishReason: 'error' } },
       ],
+      messages: ({ state, rows }) => historyOfStoppedRun(state, rows),
     });
     recovered.push({ runId, unknownToolCalls: unknown.map((call) => call.toolName) });
   }

@@ -212,7 +212,8 @@ export interface SuspendedRunsQuery {
 export interface AgentStore {
   /**
    * One statement: creates the thread (or touches an existing one of the same resource), inserts
-   * the `running` top-level run holding the lease for `leaseMs`, and its user message.
+   * the `running` top-level run holding the lease for `leaseMs`, and its input messages (all of
+   * them, in order).
    * `run.state.messages` holds this run's input only; the stored state gets the thread's memory
    * (oldest first) in front, and `historyLength` grows by its length.
    * @returns that memory: the thread's messages before this run; the thread's calls waiting on a
@@ -223,7 +224,7 @@ export interface AgentStore {
   startRun(input: {
     run: RunRecord & { state: RunState };
     title?: string;
-    userMessage?: { id: string; message: ModelMessage };
+    inputMessages: { id: string; message: ModelMessage }[];
     leaseMs: number;
   }): Promise<{ history: ModelMessage[]; open: PendingCall[]; waiting: { runId: string; state: RunState }[] }>;
   /** One statement: inserts a child run and its parent's `waiting` delegation row (an open call of the parent). */
@@ -287,15 +288,18 @@ export interface AgentStore {
   /** Top-level runs with work in flight (running, or a claimed call executing) whose lease ran out before `before`. */
   listAbandonedRuns(input: { before: Date; limit: number }): Promise<{ runId: string; threadId: string }[]>;
   /**
-   * For a tree whose process died, in one statement (after a read of the claimed calls): claimed
-   * calls become `unknown` (never re-run), every unfinished run of the tree `failed`, and `events`
-   * are appended to the top-level run. Nothing happens while the lease is live.
+   * For a tree whose process died, in one statement (after reads of the claimed calls and of the
+   * top-level run's state and rows): claimed calls become `unknown` (never re-run), every unfinished
+   * run of the tree `failed`, `events` are appended to the top-level run, and `messages` (given the
+   * top-level run's last state and its own rows, as this marks them) are appended to the thread's
+   * memory. Nothing happens while the lease is live.
    * @returns the calls whose outcome is now unknown
    */
   markRunInterrupted(input: {
     rootRunId: string;
     error: string;
     events: (unknownCalls: PendingCall[]) => AgentChunk[];
+    messages: (input: { state: RunState; rows: PendingCall[] }) => ModelMessage[];
   }): Promise<PendingCall[]>;
   /**
    * Top-level runs with calls waiting on a person (`pending` rows, theirs and their sub-agents'),

@@ -2,6 +2,7 @@ import 'server-only';
 import { betterAuth } from 'better-auth';
 import { prismaAdapter } from 'better-auth/adapters/prisma';
 import { nextCookies } from 'better-auth/next-js';
+import { env } from '@/lib/env';
 import { securitySettings } from '@/lib/security/settings';
 import { prisma } from '@/lib/store/db';
 import { afterAuthRoute, beforeAuthRoute, postgresRateLimitStorage, signUpRefusal } from './guards';
@@ -10,9 +11,9 @@ import { afterAuthRoute, beforeAuthRoute, postgresRateLimitStorage, signUpRefusa
 const DEV_SECRET = 'countersign-development-secret-change-me-0123456789';
 
 function secret(): string {
-  const configured = process.env.BETTER_AUTH_SECRET;
+  const configured = env().BETTER_AUTH_SECRET;
   if (configured) return configured;
-  if (process.env.NODE_ENV === 'production' && process.env.COUNTERSIGN_ALLOW_DEV_SECRET !== '1') {
+  if (env().NODE_ENV === 'production' && !env().COUNTERSIGN_ALLOW_DEV_SECRET) {
     throw new Error('Set BETTER_AUTH_SECRET (32+ random characters) to run in production.');
   }
   return DEV_SECRET;
@@ -26,8 +27,8 @@ function build() {
     database: prismaAdapter(prisma(), { provider: 'postgresql' }),
     secret: secret(),
     // A fixed public URL in production (BETTER_AUTH_URL); otherwise the request's own host, when allowed.
-    baseURL: process.env.BETTER_AUTH_URL ?? {
-      allowedHosts: (process.env.COUNTERSIGN_ALLOWED_HOSTS ?? 'localhost,localhost:*,127.0.0.1,127.0.0.1:*').split(','),
+    baseURL: env().BETTER_AUTH_URL ?? {
+      allowedHosts: env().COUNTERSIGN_ALLOWED_HOSTS,
       protocol: 'auto',
     },
     // Self sign-up is off unless SIGN_UP_ENABLED (then limited by SIGN_UP_EMAIL_DOMAINS); see guards.ts.
@@ -62,7 +63,7 @@ function build() {
     // and sign-in is guarded by the per-account lockout alone (guards.ts). COUNTERSIGN_AUTH_RATE_LIMIT=off
     // only for test suites that sign in many times a minute from one address.
     rateLimit: {
-      enabled: proxies.length > 0 && process.env.COUNTERSIGN_AUTH_RATE_LIMIT !== 'off',
+      enabled: proxies.length > 0 && env().COUNTERSIGN_AUTH_RATE_LIMIT !== 'off',
       window: 60,
       max: 100,
       customRules: { '/sign-in/*': perMinute, '/sign-up/*': perMinute, '/change-password': perMinute },
@@ -72,7 +73,7 @@ function build() {
       ipAddress:
         proxies.length > 0 ? { ipAddressHeaders: ['x-forwarded-for'], trustedProxies: proxies } : { disableIpTracking: true },
       // Secure cookies in production; COUNTERSIGN_COOKIE_SECURE=false only for plain-http test servers.
-      useSecureCookies: process.env.NODE_ENV === 'production' && process.env.COUNTERSIGN_COOKIE_SECURE !== 'false',
+      useSecureCookies: env().NODE_ENV === 'production' && env().COUNTERSIGN_COOKIE_SECURE,
     },
     plugins: [nextCookies()],
   });

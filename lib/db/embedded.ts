@@ -78,10 +78,11 @@ function letPostgresUserTraverse(target: string) {
  *
  * @param options.dir  data directory, created and initialised on first use (e.g. `.data/pg`)
  * @param options.port TCP port on 127.0.0.1
+ * @param options.debug print PostgreSQL's errors (`DEBUG_PG`)
  * @returns the database URL and a stop function
  * @throws when the port is taken by a server that is not ours, or initdb fails
  */
-export async function startEmbeddedPostgres(options: { dir: string; port: number }): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres(options: { dir: string; port: number; debug?: boolean }): Promise<EmbeddedDatabase> {
   const dir = path.resolve(options.dir);
   fs.mkdirSync(path.dirname(dir), { recursive: true });
   if (process.getuid?.() === 0) letPostgresUserTraverse(dir);
@@ -106,7 +107,7 @@ export async function startEmbeddedPostgres(options: { dir: string; port: number
     createPostgresUser: process.getuid?.() === 0,
     onLog: () => {},
     onError: (error) => {
-      if (process.env.DEBUG_PG) console.error('[postgres]', error);
+      if (options.debug) console.error('[postgres]', error);
     },
   });
   if (!initialised) {

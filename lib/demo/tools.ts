@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { createTool, type Tool } from '@/lib/agent/tool';
+import { env } from '@/lib/env';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { WEATHER } from './weather-data';
 
 /** `DEMO_TOOL_DELAY_MS` makes the side-effecting demo tools take that long (crash tests). */
-const toolDelay = () => new Promise((resolve) => setTimeout(resolve, Number(process.env.DEMO_TOOL_DELAY_MS ?? 0)));
+const toolDelay = () => new Promise((resolve) => setTimeout(resolve, env().DEMO_TOOL_DELAY_MS));
 
 /**
  * The ops-agent's tools, acting on the seeded demo tables. Source: SPEC §9.

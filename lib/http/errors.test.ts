@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { AgentError } from '@/lib/agent/errors';
-import { ApiError, checkOrigin, errorResponse, MAX_BODY_BYTES, parseJson, readBodyText, readJson, toErrorResponse, withErrors } from './errors';
+import { ApiError, checkOrigin, errorResponse, generateResponse, MAX_BODY_BYTES, parseJson, readBodyText, readJson, toErrorResponse, withErrors } from './errors';
 
 /** `{ status, code }` of the ApiError `run` throws (sync or async). */
 async function refusal(run: () => unknown) {
@@ -180,5 +180,26 @@ describe('parseJson / readJson', () => {
 
   it('readJson reads and validates a request body', async () => {
     expect(await readJson(new Request('http://app.test/api/x', { method: 'POST', body: '{"message":"hi","limit":2}' }), schema)).toStrictEqual({ message: 'hi', limit: 2 });
+  });
+});
+
+describe('generateResponse', () => {
+  const result = { runId: 'run-1', text: 'partial', finishReason: 'stop' as const, toolCalls: [], toolResults: [{ toolCallId: 'c1', toolName: 't', args: {}, result: { ok: true } }], suspendedToolCalls: [] };
+
+  it('a finished run is 200 with the result', async () => {
+    expect(await json(generateResponse(result))).toEqual({ status: 200, body: result });
+  });
+
+  it("a failed run answers its code's status, with what already ran in details", async () => {
+    const failed = { ...result, finishReason: 'error' as const };
+    const config = await json(generateResponse({ ...failed, error: { code: 'MODEL_PROVIDER_CONFIG', message: 'check the key' } }));
+    expect(config).toEqual({
+      status: 502,
+      body: { error: { code: 'MODEL_PROVIDER_CONFIG', message: 'check the key', details: { runId: 'run-1', text: 'partial', toolCalls: [], toolResults: result.toolResults } } },
+    });
+    expect((await json(generateResponse({ ...failed, error: { code: 'MODEL_PROVIDER_BUSY', message: 'busy' } }))).status).toBe(503);
+    expect((await json(generateResponse({ ...failed, error: { code: 'MODEL_PROVIDER_DOWN', message: 'down' } }))).status).toBe(502);
+    // A code the table does not know is the generic runtime failure.
+    expect((await json(generateResponse({ ...failed, error: { code: 'SOMETHING_NEW', message: 'x' } }))).body.error.code).toBe('RUN_FAILED');
   });
 });

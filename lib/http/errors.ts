@@ -1,6 +1,7 @@
 import 'server-only';
 import { z } from 'zod';
-import { AgentError } from '@/lib/agent/errors';
+import { AGENT_ERROR_STATUS, AgentError, type AgentErrorCode } from '@/lib/agent/errors';
+import type { GenerateResult } from '@/lib/agent/generate';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '@/lib/agent/json-depth';
 
 /** An HTTP error with a stable code and a message safe to show. */
@@ -32,6 +33,19 @@ export function toErrorResponse(error: unknown): Response {
   if (error instanceof z.ZodError) return errorResponse(400, 'BAD_REQUEST', 'The request is not valid.', error.issues);
   console.error('[api] unexpected error', error);
   return errorResponse(500, 'INTERNAL', 'Something went wrong on our side. Try again.');
+}
+
+/**
+ * The HTTP answer of a `generate` route: `200` with the result, or — when the run failed — the
+ * status of its error code (502 MODEL_PROVIDER_CONFIG / _DOWN / _REJECTED, 503 MODEL_PROVIDER_BUSY,
+ * 500 RUN_FAILED) as `{ error: { code, message, details: { runId, text, toolCalls, toolResults } } }`,
+ * so a client sees what already ran before the failure.
+ */
+export function generateResponse(result: GenerateResult): Response {
+  if (!result.error) return Response.json(result);
+  const code = (result.error.code in AGENT_ERROR_STATUS ? result.error.code : 'RUN_FAILED') as AgentErrorCode;
+  const { runId, text, toolCalls, toolResults } = result;
+  return errorResponse(AGENT_ERROR_STATUS[code], code, result.error.message, { runId, text, toolCalls, toolResults });
 }
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

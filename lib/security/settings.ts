@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { env } from '@/lib/env';
 
 /**
  * Operator settings for sign-up, sign-in throttling, trusted proxies, live-stream and API limits,
@@ -32,7 +33,8 @@ function isAddressOrRange(value: string): boolean {
   return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
 }
 
-const schema = z.object({
+/** The security variables; part of the app's one environment schema (lib/env.ts). */
+export const securitySettingsSchema = z.object({
   /** Whether people may create their own account (POST /api/auth/sign-up/email). Default false. */
   SIGN_UP_ENABLED: flag,
   /** Comma-separated email domains sign-up is limited to (exact match, case-insensitive); empty: any. */
@@ -61,7 +63,7 @@ const schema = z.object({
   RUNS_RATE_LIMIT_PER_MINUTE: positiveInt(120, 1_000_000),
 });
 
-export type SecuritySettings = z.infer<typeof schema>;
+export type SecuritySettings = z.infer<typeof securitySettingsSchema>;
 
 /**
  * Validates the settings in `env` (unset variables take their defaults).
@@ -70,29 +72,19 @@ export type SecuritySettings = z.infer<typeof schema>;
 export function parseSecuritySettings(env: Record<string, string | undefined>): SecuritySettings {
   // An empty variable counts as unset.
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
-  const parsed = schema.safeParse(present);
+  const parsed = securitySettingsSchema.safeParse(present);
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`);
   throw new Error(`Invalid settings: ${problems.join('; ')}`);
 }
 
-let cached: SecuritySettings | undefined;
-
-/** The process's settings from `process.env`, validated on first use. @throws Error as parseSecuritySettings */
-export function securitySettings(): SecuritySettings {
-  cached ??= parseSecuritySettings(process.env);
-  return cached;
-}
-
 /**
- * Validates the settings when a server starts; on a bad value it prints why and exits with status 1,
- * so a misconfigured server never serves requests.
+ * The process's security settings, from the app's validated environment (lib/env.ts, checked when
+ * the server starts). @throws EnvError when the environment is not valid
  */
-export function checkSettingsAtStartup(): void {
-  try {
-    securitySettings();
-  } catch (error) {
-    console.error(`[countersign] ${error instanceof Error ? error.message : String(error)}`);
-    process.exit(1);
-  }
+export function securitySettings(): SecuritySettings {
+  const all = env();
+  const picked: Record<string, unknown> = {};
+  for (const key of Object.keys(securitySettingsSchema.shape)) picked[key] = all[key as keyof typeof all];
+  return picked as SecuritySettings;
 }

@@ -1,5 +1,6 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
+import { env } from '@/lib/env';
 import { PrismaClient } from '@/lib/generated/prisma/client';
 
 /**
@@ -45,9 +46,9 @@ export interface PrismaClientOptions {
  * @param databaseUrl PostgreSQL URL (default: `DATABASE_URL`)
  * @throws when no URL is given and `DATABASE_URL` is unset
  */
-export function createPrismaClient(databaseUrl = process.env.DATABASE_URL, options: PrismaClientOptions = {}): PrismaClient {
+export function createPrismaClient(databaseUrl = env().DATABASE_URL, options: PrismaClientOptions = {}): PrismaClient {
   if (!databaseUrl) throw new Error('DATABASE_URL is not set; start the app with `npm run dev`.');
-  const config = poolConfig(databaseUrl, options.maxConnections ?? Number(process.env.DATABASE_POOL_SIZE ?? 10));
+  const config = poolConfig(databaseUrl, options.maxConnections ?? env().DATABASE_POOL_SIZE);
   const pool = options.pool ? options.pool(config) : new pg.Pool(config);
   return new PrismaClient({
     adapter: new PrismaPg(pool, { disposeExternalPool: true }),

@@ -1,5 +1,6 @@
 import 'server-only';
 import pg from 'pg';
+import { env } from '@/lib/env';
 
 type Listener = (payload: string) => void;
 
@@ -16,7 +17,7 @@ class Notifications {
   private readonly listeners = new Map<Channel, Set<Listener>>();
 
   private async connect() {
-    const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    const client = new pg.Client({ connectionString: env().DATABASE_URL });
     client.on('notification', (message) => {
       for (const listener of this.listeners.get(message.channel as Channel) ?? []) listener(message.payload ?? '');
     });

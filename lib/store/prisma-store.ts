@@ -211,7 +211,8 @@ type ContinuationRow = RunRow & { continues: boolean };
 export class PrismaAgentStore implements AgentStore {
   constructor(private readonly db: PrismaClient) {}
 
-  async startRun({ run, title, userMessage, leaseMs }: Parameters<AgentStore['startRun']>[0]) {
+  async startRun({ run, title, inputMessages, leaseMs }: Parameters<AgentStore['startRun']>[0]) {
+    const input = inputMessages.map(({ id, message }) => ({ id, role: message.role, content: message.content }));
     // A new thread is titled by its first request, numbered "(2)", "(3)"… when its owner already
     // has an open thread of that title (the smallest free number; at most `count + 2` is needed).
     // The CASE runs its subqueries only for a thread that does not exist yet.
@@ -259,10 +260,11 @@ export class PrismaAgentStore implements AgentStore {
         RETURNING id
       ),
       message AS (
+        -- Every input message, in order (seq follows the ORDER BY).
         INSERT INTO messages (id, thread_id, role, content, run_id)
-        SELECT ${userMessage?.id ?? null}::text, ${run.threadId}, ${userMessage?.message.role ?? null}::text,
-          ${jsonb(userMessage?.message.content)}, run.id
-        FROM run WHERE ${userMessage?.id ?? null}::text IS NOT NULL
+        SELECT m.value ->> 'id', ${run.threadId}, m.value ->> 'role', m.value -> 'content', run.id
+        FROM run, jsonb_array_elements(${jsonb(input)}) WITH ORDINALITY AS m(value, ord)
+        ORDER BY m.ord
       ),
       -- What still waits on the thread, for the new turn's model and its check for twins (behaviour §5a).
       open AS (SELECT ${pendingColumns('p')}, p.seq FROM pending_tool_calls p WHERE p.thread_id = ${run.threadId} AND p.status = 'pending'),
@@ -497,10 +499,12 @@ export class PrismaAgentStore implements AgentStore {
     rootRunId,
     error,
     events,
+    messages,
   }: {
     rootRunId: string;
     error: string;
     events: (unknownCalls: PendingCall[]) => AgentChunk[];
+    messages: (input: { state: RunState; rows: PendingCall[] }) => ModelMessage[];
   }) {
     // The events name the calls whose outcome becomes unknown, so those are read first; the write
     // applies only if the claimed set is still the same (else read again), so no transaction spans
@@ -510,6 +514,15 @@ export class PrismaAgentStore implements AgentStore {
         (row) => toPendingCall({ ...row, status: 'unknown' }),
       );
       const ids = claimed.map((call) => call.id);
+      // What the run did stays in the thread's memory, with a result for every call (behaviour §5):
+      // computed from its last state and its own rows as this statement leaves them.
+      const top = await this.db.run.findUnique({ where: { id: rootRunId }, select: { state: true, threadId: true } });
+      const marked: Record<string, string> = { approved: 'unknown', resumed: 'unknown', pending: 'superseded', waiting: 'superseded' };
+      const own = (await this.db.pendingToolCall.findMany({ where: { runId: rootRunId }, orderBy: { createdAt: 'asc' } })).map((row) =>
+        toPendingCall({ ...row, status: marked[row.status] ?? row.status }),
+      );
+      const state = (top?.state as unknown as RunState | null) ?? null;
+      const remembered = state ? messages({ state, rows: own }).map((message) => ({ id: randomUUID(), role: message.role, content: message.content })) : [];
       // Lock order as the claims': the tree's pending rows first, then the top-level run, whose lease
       // a live process (or a new claim) renews; a live lease makes this a no-op.
       const [result] = await this.db.$queryRaw<{ expired: boolean; applied: boolean }[]>`
@@ -537,7 +550,14 @@ export class PrismaAgentStore implements AgentStore {
           WHERE (id = ${rootRunId} OR id IN (SELECT child_run_id FROM pending_tool_calls WHERE root_run_id = ${rootRunId} AND child_run_id IS NOT NULL))
             AND status IN ('running', 'suspended') AND EXISTS (SELECT 1 FROM ok)
         ),
-        events AS (${insertEvents(rootRunId, events(claimed), Prisma.sql`EXISTS (SELECT 1 FROM ok)`)})
+        events AS (${insertEvents(rootRunId, events(claimed), Prisma.sql`EXISTS (SELECT 1 FROM ok)`)}),
+        memory AS (
+          INSERT INTO messages (id, thread_id, role, content, run_id)
+          SELECT m.value ->> 'id', ${top?.threadId ?? ''}, m.value ->> 'role', m.value -> 'content', ${rootRunId}
+          FROM jsonb_array_elements(${jsonb(remembered)}) WITH ORDINALITY AS m(value, ord)
+          WHERE EXISTS (SELECT 1 FROM ok)
+          ORDER BY m.ord
+        )
         SELECT EXISTS (SELECT 1 FROM top) AS expired, EXISTS (SELECT 1 FROM ok) AS applied`;
       if (!result.expired) return [];
       if (result.applied) return claimed;

@@ -28,9 +28,15 @@ export interface SuspendedCardData {
   decision?: { by: string; at: string; resumeData?: unknown };
 }
 
-/** `data` of a run error shown in the conversation (`data-run-error`), e.g. after a crash. */
+/**
+ * `data` of a run error shown in the conversation (`data-run-error`), e.g. after a crash or a
+ * provider failure. `code` tells the kind (see the runtime's `error` chunk): MODEL_PROVIDER_CONFIG,
+ * MODEL_PROVIDER_BUSY, MODEL_PROVIDER_DOWN, MODEL_PROVIDER_REJECTED, MODEL_REFUSED, RUN_FAILED,
+ * RUN_INTERRUPTED.
+ */
 export interface RunErrorData {
   message: string;
+  code?: string;
 }
 
 export type CountersignDataTypes = {
@@ -121,7 +127,13 @@ export function toUIChunks(chunk: AgentChunk, runId: string = chunk.runId): UIMe
       return [{ type: 'finish' }];
     case 'error':
       // A data part, not the stream-level `error` chunk: it stays in the message, also after a reload.
-      return [{ type: 'data-run-error', id: `error-${chunk.runId}`, data: { message: chunk.payload.message } }];
+      return [
+        {
+          type: 'data-run-error',
+          id: `error-${chunk.runId}`,
+          data: { message: chunk.payload.message, ...(chunk.payload.code ? { code: chunk.payload.code } : {}) },
+        },
+      ];
   }
 }
 

@@ -1,3 +1,4 @@
+import { MAX_TOOL_ARGS_DEPTH } from '../../lib/agent/model-output';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../../lib/agent/agent';
@@ -163,7 +164,8 @@ describe('deeply nested JSON', () => {
     const deep = JSON.stringify({ id: nested(MAX_JSON_DEPTH + 5) });
     const result = await rt.agent.generate(`/tool delete-record ${deep}`, { threadId: newThreadId(), resourceId: ada.id });
     expect(result.finishReason).toBe('stop');
-    expect(result.text).toContain(`nested deeper than ${MAX_JSON_DEPTH} levels`);
+    // Model arguments have their own, tighter depth limit (lib/agent/model-output.ts).
+    expect(result.text).toContain(`nested more than ${MAX_TOOL_ARGS_DEPTH} levels`);
     expect(await rt.db.pendingToolCall.count({ where: { runId: result.runId } })).toBe(0);
   });
 

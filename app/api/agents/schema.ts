@@ -10,6 +10,11 @@ const id = z.string().trim().min(1).max(200);
 /** A tool call id; a sub-agent's call has a qualified id, one level per delegation (see lib/agent/call-id.ts). */
 const toolCallId = z.string().trim().min(1).max(1_000);
 
+/**
+ * One input message. A `system` message is refused: stored in a thread it could never be replayed
+ * (providers take the system prompt apart from the messages) and every later turn would fail; the
+ * agent's own instructions are its system prompt.
+ */
 const modelMessage = z.object({ role: z.enum(['user', 'assistant', 'system']), content: z.string().max(8_000) });
 
 export const streamBodySchema = z
@@ -22,6 +27,18 @@ export const streamBodySchema = z
     autoResumeSuspendedTools: z.boolean().optional(),
     maxSteps: z.number().int().min(1).max(50).optional(),
     requestContext: z.record(z.string(), z.unknown()).optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (typeof body.messages === 'string') return;
+    body.messages.forEach((message, index) => {
+      if (message.role === 'system') {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['messages', index, 'role'],
+          message: 'system messages cannot be stored in a thread (the agent’s instructions are its system prompt); send user or assistant messages',
+        });
+      }
+    });
   })
   .transform((body, ctx) => {
     const threadId = body.threadId ?? (typeof body.memory?.thread === 'string' ? body.memory.thread : body.memory?.thread.id);

@@ -1,4 +1,4 @@
-import { CHAT_RATE_LIMIT, chatRequestSchema, MAX_MESSAGE_CHARS, type ChatRequest } from './schema';
+import { chatRateLimit, chatRequestSchema, MAX_MESSAGE_CHARS, type ChatRequest } from './schema';
 import type { Actor } from '@/lib/agent/tool';
 import { requireActor } from '@/lib/auth/session';
 import { continueRun, uiStreamResponse } from '@/lib/chat/continue';
@@ -14,7 +14,7 @@ export const POST = withErrors(async (request: Request) => {
   const body = parseJson(raw, chatRequestSchema);
   const text = body.decision || body.resume ? null : newUserText(body);
   // Counted once the request is well-formed: refusing garbage is cheap and must change nothing.
-  await consumeRateLimit({ key: `chat:${actor.id}`, ...CHAT_RATE_LIMIT });
+  await consumeRateLimit({ key: `chat:${actor.id}`, ...chatRateLimit() });
   return withIdempotency({ request, actorId: actor.id, body: raw }, () => chat(body, text, actor));
 });
 

@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { env } from '@/lib/env';
 
 /** Requests to POST /api/chat per user and minute (CHAT_RATE_LIMIT_PER_MINUTE, default 30). */
-export const CHAT_RATE_LIMIT = { limit: Number(process.env.CHAT_RATE_LIMIT_PER_MINUTE ?? 30), windowMs: 60_000 };
+export const chatRateLimit = () => ({ limit: env().CHAT_RATE_LIMIT_PER_MINUTE, windowMs: 60_000 });
 
 /** Longest user message accepted, in characters. */
 export const MAX_MESSAGE_CHARS = 8_000;

@@ -2,7 +2,7 @@ import { declineBodySchema } from '../../schema';
 import { requireActor } from '@/lib/auth/session';
 import { assertRunAccess } from '@/lib/chat/access';
 import { getAgent } from '@/lib/demo/agents';
-import { readJson, withErrors } from '@/lib/http/errors';
+import { generateResponse, readJson, withErrors } from '@/lib/http/errors';
 import { consumeApiRateLimit } from '@/lib/http/rate-limit';
 
 type Params = { params: Promise<{ agentId: string }> };
@@ -14,5 +14,5 @@ export const POST = withErrors(async (request: Request, { params }: Params) => {
   await assertRunAccess(body.runId, actor);
   // Counted once the request is well-formed and addresses something the person may reach.
   await consumeApiRateLimit('agents', actor.id);
-  return Response.json(await agent.declineToolCallGenerate({ ...body, actor }));
+  return generateResponse(await agent.declineToolCallGenerate({ ...body, actor }));
 });

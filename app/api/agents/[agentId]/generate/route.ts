@@ -2,7 +2,7 @@ import { streamBodySchema, streamInput, streamOptions } from '../../schema';
 import { requireActor } from '@/lib/auth/session';
 import { assertThreadAccess } from '@/lib/chat/access';
 import { getAgent } from '@/lib/demo/agents';
-import { readJson, withErrors } from '@/lib/http/errors';
+import { generateResponse, readJson, withErrors } from '@/lib/http/errors';
 import { consumeApiRateLimit } from '@/lib/http/rate-limit';
 
 type Params = { params: Promise<{ agentId: string }> };
@@ -14,5 +14,5 @@ export const POST = withErrors(async (request: Request, { params }: Params) => {
   await assertThreadAccess({ threadId: body.threadId, resourceId: body.resourceId, actor });
   // Counted once the request is well-formed and addresses something the person may reach.
   await consumeApiRateLimit('agents', actor.id);
-  return Response.json(await agent.generate(streamInput(body), streamOptions(body, actor)));
+  return generateResponse(await agent.generate(streamInput(body), streamOptions(body, actor)));
 });
