@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { securitySettingsSchema } from './security/settings';
+import { securitySettingsSchema } from './security/settings-schema';
 
 /**
  * Every environment variable the app reads, validated in one place. A value that does not fit

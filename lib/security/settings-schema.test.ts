@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseSecuritySettings } from './settings';
+import { parseSecuritySettings } from './settings-schema';
 
 describe('security settings', () => {
   it('defaults: sign-up off, no trusted proxy, lockout after 5 failures for 15 minutes', () => {
