@@ -262,24 +262,44 @@ test.describe('audit', () => {
 });
 
 test.describe('direction controls', () => {
-  test('Unicode direction controls in arguments are shown, isolated and flagged in the chat card and the inbox', async ({ browser, chat }) => {
-    await chat.open();
+  test('Unicode direction controls: refused in model arguments, and shown, isolated and flagged wherever other text carries them', async ({ browser, chat, db, request }) => {
+    // The runtime refuses them in a model's tool arguments outright: nothing waits, nothing runs.
+    const threadId = await chat.open();
     await chat.send('/tool send-email {"to":"a@example.com","subject":"invoice\u202Efdp.exe","body":"x"}');
-    const card = chat.approvalCard('send-email');
-    await expect(card).toHaveAttribute('data-state', 'pending');
-    await expect(card.getByTestId('bidi-warning')).toBeVisible();
-    await expect(card.locator('td', { hasText: 'invoice' })).toHaveText('invoice⟪U+202E⟫fdp.exe');
-    expect(await card.innerText()).not.toContain('\u202E');
+    await expect(chat.lastAssistant()).toContainText('U+202E');
+    expect(await db.query(`SELECT 1 FROM pending_tool_calls WHERE thread_id = $1`, [threadId])).toHaveLength(0);
+    // The thread's title (the person's own message) shows the control instead of obeying it.
+    await expect(chat.page.getByTestId('chat-title')).toContainText('invoice⟪U+202E⟫');
+    await expect(chat.page.getByTestId('thread-title').first()).toContainText('⟪U+202E⟫');
+    expect(await chat.page.locator('body').innerText()).not.toContain('\u202E');
 
+    // A reviewer's decline reason is free text: Ada's card and the audit show its control, flagged.
+    const declineThread = newId('bidi');
+    const paused = await (
+      await request.post('/api/agents/ops-agent/generate', {
+        data: { messages: '/tool send-email {"to":"a@example.com","subject":"bidi","body":"x"}', threadId: declineThread, resourceId: 'user-ada' },
+      })
+    ).json();
     const rita = await contextAs(browser, ACCOUNTS.rita);
-    const inbox = await rita.newPage();
-    await inbox.goto('/inbox');
-    const row = inbox.locator('[data-testid="inbox-row"][data-tool-name="send-email"]').filter({ hasText: 'invoice⟪U+202E⟫fdp.exe' }).last();
-    await expect(row.getByTestId('bidi-warning').first()).toBeVisible();
-    await row.click();
-    await expect(inbox.locator('td', { hasText: 'invoice' }).last()).toHaveText('invoice⟪U+202E⟫fdp.exe');
-    expect(await inbox.locator('main, body').first().innerText()).not.toContain('\u202E');
+    const declined = await rita.request.post(`/api/runs/${paused.runId}/tool-calls/${paused.suspendedToolCalls[0].toolCallId}/decision`, {
+      data: { approved: false, reason: 'see invoice\u202Efdp.exe' },
+    });
+    expect(declined.status()).toBe(200);
+    await declined.text();
     await rita.close();
+    await chat.page.goto(`/chat/${declineThread}`);
+    const outcome = chat.approvalCard('send-email').getByTestId('approval-outcome');
+    await expect(outcome).toContainText('see invoice⟪U+202E⟫fdp.exe');
+    expect(await outcome.innerText()).not.toContain('\u202E');
+
+    const alex = await contextAs(browser, ACCOUNTS.alex);
+    const audit = await alex.newPage();
+    await audit.goto('/audit?actorId=reviewer-rita');
+    const row = audit.locator(`[data-testid="audit-row"][data-tool-call-id="${paused.suspendedToolCalls[0].toolCallId}"]`);
+    await expect(row.getByTestId('bidi-warning')).toBeVisible();
+    await expect(row).toContainText('see invoice⟪U+202E⟫fdp.exe');
+    expect(await row.innerText()).not.toContain('\u202E');
+    await alex.close();
   });
 });
 

@@ -7,7 +7,7 @@ import { ChatView } from './chat-view';
 import { ThreadList, type ThreadSummary } from './thread-list';
 import type { ChatMessage } from './types';
 import { Button } from '@/components/ui/button';
-import type { People } from '@/components/ui/describe';
+import { revealBidi, type People } from '@/components/ui/describe';
 import { Sheet } from '@/components/ui/sheet';
 import type { Viewer } from '@/components/ui/account-menu';
 import { AppNav } from '@/components/ui/app-nav';
@@ -87,8 +87,8 @@ export function ChatShell({ threadId, threads, initialMessages, resumeOnMount, a
               </div>
             </Sheet>
           </div>
-          <h1 className="min-w-0 flex-1 truncate text-sm font-semibold">
-            {title}
+          <h1 data-testid="chat-title" className="min-w-0 flex-1 truncate text-sm font-semibold">
+            <bdi>{revealBidi(title)}</bdi>
             <span className="ml-2 font-normal text-muted-foreground" data-testid="chat-agent">
               · {agent.name}
             </span>

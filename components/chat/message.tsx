@@ -7,7 +7,7 @@ import { QuestionCard } from './question-card';
 import { ToolCallCard } from './tool-call-card';
 import { asToolPart, type ToolPartView } from './tool-status';
 import { isCardPart, toolPartIdFor, type CardAction, type CardPart, type ChatMessage } from './types';
-import type { People } from '@/components/ui/describe';
+import { revealBidi, type People } from '@/components/ui/describe';
 import { readableErrorText } from '@/components/ui/readable';
 
 export interface MessageViewProps {
@@ -33,7 +33,9 @@ export function MessageView({ message, viewerId, people, streaming, actingOn, bu
     const text = message.parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
     return (
       <div data-testid="message-user" className="flex justify-end">
-        <div className="max-w-[85%] rounded-2xl rounded-br-md bg-primary px-4 py-2 text-sm whitespace-pre-wrap [overflow-wrap:anywhere] text-primary-foreground">{text}</div>
+        <div className="max-w-[85%] rounded-2xl rounded-br-md bg-primary px-4 py-2 text-sm whitespace-pre-wrap [overflow-wrap:anywhere] text-primary-foreground">
+          <bdi>{revealBidi(text)}</bdi>
+        </div>
       </div>
     );
   }
@@ -70,7 +72,8 @@ export function MessageView({ message, viewerId, people, streaming, actingOn, bu
     if (part.type === 'text') {
       if (!part.text.trim()) return [];
       const live = streaming && index === lastTextIndex && (part as { state?: string }).state !== 'done';
-      return [<Markdown key={index} text={part.text} streaming={live} />];
+      // Model text may quote untrusted values: direction controls are shown, never obeyed.
+      return [<Markdown key={index} text={revealBidi(part.text)} streaming={live} />];
     }
     const tool = asToolPart(part);
     if (tool) {

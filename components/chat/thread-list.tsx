@@ -166,7 +166,7 @@ function ThreadRow({
       </Link>
       <DropdownMenu
         trigger={
-          <Button ref={buttonRef} variant="ghost" size="icon-sm" className="mr-1 shrink-0" aria-label={`Actions for “${title}”`} data-testid="thread-actions">
+          <Button ref={buttonRef} variant="ghost" size="icon-sm" className="mr-1 shrink-0" aria-label={`Actions for “${revealBidi(title)}”`} data-testid="thread-actions">
             <MoreHorizontal aria-hidden />
           </Button>
         }
