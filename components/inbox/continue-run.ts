@@ -6,7 +6,7 @@ export type ContinueOutcome = { ok: true; text: string; paused: boolean } | { ok
 
 /**
  * POSTs a decision or an answer for one pending call and reads the run's continuation (an AI SDK UI
- * message stream) to its end. Source: SPEC §7 — an accepted decision answers 200 with the stream,
+ * message stream) to its end. Source: behaviour §7 — an accepted decision answers 200 with the stream,
  * a refused one a JSON error.
  *
  * @param path `/api/runs/{runId}/tool-calls/{toolCallId}/decision` or `.../resume`

@@ -1,7 +1,7 @@
 import { formatAgo } from './format-time';
 import { personName, revealBidi, type People } from './describe';
 
-/** The JSON error body every API route answers with. Source: SPEC §7. */
+/** The JSON error body every API route answers with. Source: behaviour §7. */
 export interface ApiErrorBody {
   code: string;
   message: string;

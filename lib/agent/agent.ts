@@ -38,10 +38,10 @@ import { createTool, isSuspendSignal, makeSuspendSignal, type Actor, type Reques
 
 export type { GenerateResult } from './generate';
 
-/** Text the model receives for a decline without a reason. Source: SPEC §2 "Decline". */
+/** Text the model receives for a decline without a reason. Source: behaviour §2 "Decline". */
 export const DEFAULT_DECLINE_REASON = 'Tool call was not approved by the user';
 
-/** JSON Schema (string) of an approval decision. Source: SPEC §1 "Stream chunks". */
+/** JSON Schema (string) of an approval decision. Source: behaviour §1 "Stream chunks". */
 export const APPROVAL_RESUME_SCHEMA = JSON.stringify(
   z.toJSONSchema(z.object({ approved: z.boolean(), reason: z.string().optional() })),
 );
@@ -77,7 +77,7 @@ export interface AgentConfig {
   instructions: string;
   model: LanguageModel;
   tools: Tool[];
-  /** Sub-agents, each callable as the tool `agent-<key>` (supervisor pattern, SPEC §4). */
+  /** Sub-agents, each callable as the tool `agent-<key>` (supervisor pattern, behaviour §4). */
   agents?: Record<string, Agent>;
   /** Where runs, pending calls, events and memory live. */
   store: AgentStore;
@@ -106,7 +106,7 @@ export interface StreamOptions {
   /**
    * With memory on the thread, a new user message answers the thread's pending suspension: the
    * model extracts `resumeData` from it following the tool's `resumeSchema`. Approvals never
-   * auto-resume. Source: SPEC §3.
+   * auto-resume. Source: behaviour §3.
    */
   autoResumeSuspendedTools?: boolean;
 }
@@ -138,7 +138,7 @@ export interface DecisionInput {
   fingerprint?: string;
 }
 
-/** One suspended run as `listSuspendedRuns` returns it. Source: SPEC §1. */
+/** One suspended run as `listSuspendedRuns` returns it. Source: behaviour §1. */
 export interface SuspendedRun {
   runId: string;
   status: 'suspended';
@@ -238,7 +238,7 @@ const makeChunk = <T extends ChunkType>(runId: string, type: T, payload: ChunkPa
 
 /**
  * An agent whose tool calls can pause for a person before they run, whose tools can suspend, and
- * which can delegate to sub-agents. Source: SPEC §1, §4. Route handlers wrap it; it knows no HTTP
+ * which can delegate to sub-agents. Source: behaviour §1, §4. Route handlers wrap it; it knows no HTTP
  * and no database client.
  */
 export class Agent {
@@ -702,7 +702,7 @@ export class Agent {
   }
 
   /**
-   * Auto-resume (SPEC §3): the thread's single pending suspension is answered by `text` when the
+   * Auto-resume (behaviour §3): the thread's single pending suspension is answered by `text` when the
    * model can extract data that passes the tool's `resumeSchema`. The claim closes the superseded
    * suspension, so it can never be answered twice.
    *
@@ -1231,7 +1231,7 @@ export class Agent {
   }
 
   /**
-   * Runs a sub-agent as a child run (SPEC §4). The parent's `waiting` delegation row is written
+   * Runs a sub-agent as a child run (behaviour §4). The parent's `waiting` delegation row is written
    * before the child starts, so a decision on the child can never finish before its parent knows
    * to wait for it.
    *
@@ -1319,7 +1319,7 @@ export class Agent {
   }
 
   /**
-   * Save, then publish (SPEC §1): the run's state and its new pending rows commit before their
+   * Save, then publish (behaviour §1): the run's state and its new pending rows commit before their
    * chunks reach anyone. When the step waits only on children that have all finished meanwhile (a
    * decision on a child can complete it before this pause), the same statement hands the run back
    * and this pause continues it.
@@ -1492,7 +1492,7 @@ export class Agent {
 /**
  * Four-eyes: a reviewer-only call may be decided only by a reviewer or admin who is neither the
  * run's requester (the identity that started it) nor the resource it runs for. The store's claim
- * applies the same rule in SQL. Source: SPEC §2 "Who may decide".
+ * applies the same rule in SQL. Source: behaviour §2 "Who may decide".
  * @throws AgentError FOUR_EYES
  */
 function authorize(row: PendingCall, actor: Actor) {
@@ -1504,7 +1504,7 @@ function authorize(row: PendingCall, actor: Actor) {
 
 /**
  * A sub-agent's pause or decision chunks, addressed to the top-level run under each call's qualified
- * id (SPEC §4, call-id.ts); the call's own id stays as `leafToolCallId`.
+ * id (behaviour §4, call-id.ts); the call's own id stays as `leafToolCallId`.
  * @param qualify the qualified id of a call of the sub-agent's run, from its own id
  */
 function readdress(chunks: AgentChunk[], rootRunId: string, qualify: (toolCallId: string) => string): AgentChunk[] {

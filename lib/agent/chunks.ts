@@ -1,6 +1,6 @@
 /**
  * Chunks of an agent's `fullStream`. Envelope `{ type, runId, from: 'AGENT', payload }`.
- * Source: SPEC §1 "Stream chunks".
+ * Source: behaviour §1 "Stream chunks".
  */
 
 /** The decision that cleared a pending call, as shown on cards. `at` is an ISO 8601 time. */

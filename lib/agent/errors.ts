@@ -1,6 +1,6 @@
 /**
  * Error codes the runtime throws, each with the HTTP status a route handler answers with.
- * Source: SPEC §1–3 and §7.
+ * Source: behaviour §1–3 and §7.
  */
 export const AGENT_ERROR_STATUS = {
   NO_SNAPSHOT_FOUND: 404,

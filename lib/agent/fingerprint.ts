@@ -3,7 +3,7 @@ import canonicalize from 'canonicalize';
 
 /**
  * Fingerprint of a tool call: hex sha256 of the RFC 8785 canonical JSON of `{ toolName, args }`.
- * Two calls with the same name and equal args (any key order) share a fingerprint. Source: SPEC §2.
+ * Two calls with the same name and equal args (any key order) share a fingerprint. Source: behaviour §2.
  *
  * @param call.toolName the tool's id
  * @param call.args the (validated) arguments, any JSON value

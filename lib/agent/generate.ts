@@ -2,7 +2,7 @@ import { generateText, Output, type LanguageModel } from 'ai';
 import type { z } from 'zod';
 import type { AgentChunk, ChunkPayloads } from './chunks';
 
-/** The result of `generate()` and the `*Generate` continuations. Source: SPEC §1. */
+/** The result of `generate()` and the `*Generate` continuations. Source: behaviour §1. */
 export interface GenerateResult {
   runId: string;
   text: string;
@@ -79,7 +79,7 @@ export async function summariseChunks(result: { runId: string; fullStream: Reada
 
 /**
  * Asks the model to turn a user's message into resume data for `schema` (structured output).
- * Used by auto-resume (SPEC §3).
+ * Used by auto-resume (behaviour §3).
  * @returns the validated data, or undefined when the message does not answer the question
  */
 export async function extractResumeData(input: { model: LanguageModel; schema: z.ZodType; text: string; suspendPayload: unknown }) {

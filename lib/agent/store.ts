@@ -23,7 +23,7 @@ export interface StepCall {
   outcome?: CallOutcome;
 }
 
-/** The minimal state needed to continue a run in any process. Source: SPEC §5. */
+/** The minimal state needed to continue a run in any process. Source: behaviour §5. */
 export interface RunState {
   /** Prompt messages so far: thread history, this run's input and its generated messages. */
   messages: ModelMessage[];
@@ -32,7 +32,7 @@ export interface RunState {
   maxSteps: number;
   /** Tool calls of the current step, in the order the model made them. */
   stepCalls: StepCall[];
-  /** Where this run sits in a delegation tree (SPEC §4). */
+  /** Where this run sits in a delegation tree (behaviour §4). */
   lineage: Lineage;
   /** Number of messages in `messages` that were already in the thread's memory. */
   historyLength: number;

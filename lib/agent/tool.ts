@@ -84,12 +84,12 @@ export interface Tool {
 }
 
 /**
- * Declares a tool the agent may call. Source: SPEC §1 "Tools".
+ * Declares a tool the agent may call. Source: behaviour §1 "Tools".
  *
  * @param config.id unique tool name the model sees
  * @param config.inputSchema zod schema; a call whose args fail it never reaches a reviewer
  * @param config.requireApproval `true`, or a (possibly async) function of `(args, { requestContext })`
- *   that may only add approval (SPEC §2)
+ *   that may only add approval (behaviour §2)
  * @param config.approvers `'requester'` (default) or `'reviewer'` (four-eyes)
  * @param config.execute runs once per approved call; may `return context.agent.suspend(payload)`
  * @returns the tool, to put in an agent's `tools`

@@ -13,7 +13,7 @@ export const DEMO_ACCOUNTS = [
   { id: 'admin-alex', name: 'Alex', email: 'alex@example.com', role: 'admin' },
 ] as const;
 
-/** Demo customers, orders and records (SPEC §9): every tool acts on real rows. */
+/** Demo customers, orders and records (behaviour §9): every tool acts on real rows. */
 export const SEED = {
   customers: [
     { id: 'cus-1', name: 'Grace Hopper', email: 'grace@example.com', tier: 'gold' },

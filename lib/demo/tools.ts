@@ -8,7 +8,7 @@ import { WEATHER } from './weather-data';
 const toolDelay = () => new Promise((resolve) => setTimeout(resolve, env().DEMO_TOOL_DELAY_MS));
 
 /**
- * The ops-agent's tools, acting on the seeded demo tables. Source: SPEC §9.
+ * The ops-agent's tools, acting on the seeded demo tables. Source: behaviour §9.
  * @param db Prisma client the tools read and write through
  */
 export function createOpsTools(db: PrismaClient): Tool[] {

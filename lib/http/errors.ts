@@ -16,7 +16,7 @@ export class ApiError extends Error {
   }
 }
 
-/** `{ error: { code, message, details? } }` with the given status. Source: SPEC §7. */
+/** `{ error: { code, message, details? } }` with the given status. Source: behaviour §7. */
 export function errorResponse(status: number, code: string, message: string, details?: unknown): Response {
   return Response.json({ error: { code, message, ...(details === undefined ? {} : { details }) } }, { status });
 }

@@ -58,7 +58,7 @@ export function inboxPageQuery(query: InboxQuery, after: KeysetPosition | null):
 
 /**
  * Calls waiting on a person (or, with `status: 'unknown'`, whose outcome is unknown), newest first,
- * keyset-paged (see inboxPageQuery). Source: SPEC §7, §11.
+ * keyset-paged (see inboxPageQuery). Source: behaviour §7, §11.
  *
  * @param db the client (default: the process's)
  * @returns a page of items and the cursor of the next page (null at the end)

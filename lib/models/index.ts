@@ -6,7 +6,7 @@ import { env, type Env } from '@/lib/env';
 import { ScriptedModel } from './scripted';
 
 /**
- * The model the environment selects (SPEC §8; which variables pick which provider: see
+ * The model the environment selects (behaviour §8; which variables pick which provider: see
  * `resolveModelSetting` in lib/env.ts). Keys and endpoints are passed explicitly, so the provider
  * packages never read the environment on their own.
  *

@@ -8,7 +8,7 @@ import type {
 } from '@ai-sdk/provider';
 
 /**
- * The offline, deterministic model used when no provider is configured (SPEC §8). It implements
+ * The offline, deterministic model used when no provider is configured (behaviour §8). It implements
  * the AI SDK language-model interface, so the runtime cannot tell it from a real provider.
  *
  * Grammar of the latest user message:

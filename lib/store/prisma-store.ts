@@ -206,7 +206,7 @@ type ContinuationRow = RunRow & { continues: boolean };
 
 /**
  * The runtime's store on PostgreSQL via Prisma. Each write is one SQL statement (see above);
- * claims are compare-and-set updates so exactly one decision wins across processes. Source: SPEC §5, §10.
+ * claims are compare-and-set updates so exactly one decision wins across processes. Source: behaviour §5, §10.
  */
 export class PrismaAgentStore implements AgentStore {
   constructor(private readonly db: PrismaClient) {}
@@ -348,7 +348,7 @@ export class PrismaAgentStore implements AgentStore {
 
   async finishRun({ runId, status, error, events, newMessages }: Parameters<AgentStore['finishRun']>[0]) {
     const messages = newMessages.map((message) => ({ id: randomUUID(), role: message.role, content: message.content }));
-    // The resume state goes; conversation, events, pending rows and decisions stay (SPEC §5).
+    // The resume state goes; conversation, events, pending rows and decisions stay (behaviour §5).
     await this.db.$executeRaw`
       WITH events AS (${insertEvents(runId, events)}),
       run AS (

@@ -1,7 +1,7 @@
 import type { UIMessageChunk } from 'ai';
 import type { AgentChunk } from '@/lib/agent/chunks';
 
-/** `data` of the chat's approval card part (`data-tool-call-approval`). Source: SPEC §6. */
+/** `data` of the chat's approval card part (`data-tool-call-approval`). Source: behaviour §6. */
 export interface ApprovalCardData {
   runId: string;
   toolCallId: string;
@@ -15,7 +15,7 @@ export interface ApprovalCardData {
   decision?: { approved?: boolean; reason?: string; by: string; at: string; editedFrom?: unknown };
 }
 
-/** `data` of the chat's question card part (`data-tool-call-suspended`). Source: SPEC §6. */
+/** `data` of the chat's question card part (`data-tool-call-suspended`). Source: behaviour §6. */
 export interface SuspendedCardData {
   runId: string;
   toolCallId: string;
@@ -47,7 +47,7 @@ export type CountersignDataTypes = {
 
 /**
  * Maps one runtime chunk to AI SDK UI message stream chunks (what `useChat` reads).
- * Source: SPEC §6. `runId` is the top-level run the decision must be sent to. A card's part id and
+ * Source: behaviour §6. `runId` is the top-level run the decision must be sent to. A card's part id and
  * `data.toolCallId` are the call's qualified id (see lib/agent/call-id.ts), so every pending call,
  * at any depth and any number per step, has a card of its own.
  *

@@ -4,7 +4,7 @@ import { z } from 'zod';
 
 /**
  * Request bodies of the agents API. Same paths and shapes as the seed framework's server, so its
- * HTTP clients work unchanged. Source: SPEC §7 "Agents".
+ * HTTP clients work unchanged. Source: behaviour §7 "Agents".
  */
 const id = z.string().trim().min(1).max(200);
 /** A tool call id; a sub-agent's call has a qualified id, one level per delegation (see lib/agent/call-id.ts). */

@@ -14,7 +14,7 @@ const uiMessage = z.object({
   parts: z.array(z.looseObject({ type: z.string() })).max(5_000),
 });
 
-/** POST /api/chat. Source: SPEC §7 "Chat". */
+/** POST /api/chat. Source: behaviour §7 "Chat". */
 export const chatRequestSchema = z
   .object({
     id: z.string().min(1).max(100),

@@ -6,7 +6,7 @@ import { notifications } from '@/lib/store/listen';
 /**
  * Server-Sent Events for the approval inbox: `data: {"type":"changed"}` whenever a pending call is
  * created or changes status anywhere (any server), from PostgreSQL NOTIFY. The inbox then reloads
- * its list. Source: SPEC §7 `GET /api/inbox/events`.
+ * its list. Source: behaviour §7 `GET /api/inbox/events`.
  */
 export const GET = withErrors(async (request: Request) => {
   const actor = await requireActor(request, ['reviewer', 'admin']);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** POST /api/runs/{runId}/tool-calls/{toolCallId}/decision. Source: SPEC §7. */
+/** POST /api/runs/{runId}/tool-calls/{toolCallId}/decision. Source: behaviour §7. */
 export const decisionSchema = z.object({
   approved: z.boolean(),
   reason: z.string().max(2_000).optional(),

@@ -1,4 +1,4 @@
 import { z } from 'zod';
 
-/** POST /api/runs/{runId}/tool-calls/{toolCallId}/resume. Source: SPEC §7. */
+/** POST /api/runs/{runId}/tool-calls/{toolCallId}/resume. Source: behaviour §7. */
 export const resumeSchema = z.object({ resumeData: z.unknown() });
