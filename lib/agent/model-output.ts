@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { exceedsJsonDepth } from './json-depth';
 
 /**
  * The runtime's boundary for what a model (or a tool) hands back: everything that crosses it is
@@ -83,20 +84,6 @@ export class TextDeltaRepair {
   }
 }
 
-/** Depth of the deepest object/array in `value` (iterative: safe on any nesting). Stops past `limit`. */
-function depthOf(value: unknown, limit: number): number {
-  let deepest = 0;
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [item, depth] = stack.pop()!;
-    if (item === null || typeof item !== 'object') continue;
-    deepest = Math.max(deepest, depth);
-    if (deepest > limit) return deepest;
-    for (const child of Object.values(item)) stack.push([child, depth + 1]);
-  }
-  return deepest;
-}
-
 /** The JSON path and code point of the first refused character in `value`, if any. */
 function findRefusedCharacter(value: unknown, path = '$'): { path: string; codePoint: number } | null {
   if (typeof value === 'string') {
@@ -161,8 +148,7 @@ export function checkToolArgs(input: unknown, options: { unparsed?: boolean } = 
   if (options.unparsed) {
     return { ok: false, problem: 'The arguments are not valid JSON; nothing was run. Call the tool again with a JSON object.', shown: previewText(String(input)) };
   }
-  const depth = depthOf(input, MAX_TOOL_ARGS_DEPTH);
-  if (depth > MAX_TOOL_ARGS_DEPTH) {
+  if (exceedsJsonDepth(input, MAX_TOOL_ARGS_DEPTH)) {
     return {
       ok: false,
       problem: `The arguments are nested more than ${MAX_TOOL_ARGS_DEPTH} levels deep; nothing was run.`,
