@@ -1,0 +1,152 @@
+import { jsonSchema, NoSuchToolError, streamText, type ModelMessage, type ToolSet } from 'ai';
+import { z } from 'zod';
+import type { RunContext } from './context';
+import { emit } from './events';
+import { ANSWER_BROKE_OFF, classifyModelError, ModelCallError } from './failure';
+import { checkToolArgs, safeToolCallId, safeToolName, storablePreview, TextDeltaRepair } from './model-output';
+import type { StepCall } from './store';
+
+/** What one model step asked for. */
+export interface ModelStepResult {
+  /** The step's tool calls, in the model's order (ids and names made safe). */
+  calls: StepCall[];
+  /** Calls whose args cannot be used, by id, with the error the model will read. */
+  refused: Map<string, string>;
+  /** Whether the provider's content filter declined to answer. */
+  declined: boolean;
+}
+
+/**
+ * One model call through the AI SDK's streamText; tools are declared but executed by us. This is
+ * the runtime's boundary for model output (model-output.ts): text deltas are repaired, tool-call
+ * ids and names made safe, and calls whose args cannot be used are returned in `refused` with the
+ * error the model will read. Their args appear as a storable preview in chunks and as `{}` in the
+ * model history (every provider accepts an empty object; the error says what was wrong).
+ *
+ * @throws ModelCallError when the provider fails or its answer breaks off (classified, failure.ts)
+ */
+export async function modelStep(ctx: RunContext): Promise<ModelStepResult> {
+  const { state } = ctx;
+  const tools: ToolSet = {};
+  for (const tool of ctx.spec.tools.values()) {
+    // No `execute` and no validation here: the runtime validates, asks for approval and executes.
+    tools[tool.id] = { description: tool.description, inputSchema: jsonSchema(z.toJSONSchema(tool.inputSchema) as never) };
+  }
+  const result = streamText({
+    model: ctx.spec.model,
+    system: ctx.spec.instructions,
+    messages: state.messages,
+    tools,
+    abortSignal: ctx.abortSignal,
+    maxRetries: ctx.spec.maxRetries,
+  });
+  const calls: StepCall[] = [];
+  const refused = new Map<string, string>();
+  const content: Exclude<ModelMessage & { role: 'assistant' }, { content: string }>['content'] = [];
+  const textIds = new Map<string, string>();
+  const texts = new Map<string, string>();
+  const repairs = new Map<string, TextDeltaRepair>();
+  const takenIds = toolCallIdsOf(state.messages);
+  let finishReason: string | undefined;
+  ctx.lastText = '';
+  const endText = (id: string) => {
+    const rest = repairs.get(id)?.end();
+    if (rest) {
+      texts.set(id, texts.get(id)! + rest);
+      emit(ctx, 'text-delta', { id, text: rest });
+    }
+    repairs.delete(id);
+    emit(ctx, 'text-end', { id });
+    const text = texts.get(id)!;
+    if (text) {
+      content.push({ type: 'text', text });
+      ctx.lastText += text;
+    }
+  };
+  try {
+    for await (const part of result.fullStream) {
+      switch (part.type) {
+        case 'text-start': {
+          const id = `${ctx.run.id.slice(0, 8)}-t${state.textPartCounter++}`;
+          textIds.set(part.id, id);
+          texts.set(id, '');
+          repairs.set(id, new TextDeltaRepair());
+          emit(ctx, 'text-start', { id });
+          break;
+        }
+        case 'text-delta': {
+          const id = textIds.get(part.id);
+          if (!id || !part.text) break;
+          const text = repairs.get(id)!.push(part.text);
+          if (!text) break;
+          texts.set(id, texts.get(id)! + text);
+          emit(ctx, 'text-delta', { id, text });
+          break;
+        }
+        case 'text-end': {
+          const id = textIds.get(part.id);
+          if (id && repairs.has(id)) endText(id);
+          break;
+        }
+        case 'tool-call': {
+          const toolCallId = safeToolCallId(part.toolCallId, takenIds);
+          takenIds.add(toolCallId);
+          const known = ctx.spec.tools.has(part.toolName);
+          const toolName = safeToolName(part.toolName, known);
+          const unparsed = part.invalid === true && !NoSuchToolError.isInstance(part.error);
+          const checked = checkToolArgs(part.input, { unparsed });
+          if (checked.ok) {
+            calls.push({ toolCallId, toolName, args: checked.args });
+          } else {
+            calls.push({ toolCallId, toolName, args: checked.shown });
+            refused.set(toolCallId, checked.problem);
+          }
+          if (!known && toolName !== part.toolName) {
+            refused.set(toolCallId, `There is no tool named ${JSON.stringify(storablePreview(part.toolName))}; nothing was run.`);
+          }
+          // The history keeps what every provider can replay: an object (Anthropic requires one).
+          const replayable = checked.ok && isPlainObject(checked.args) ? checked.args : {};
+          content.push({ type: 'tool-call', toolCallId, toolName, input: replayable });
+          break;
+        }
+        case 'finish-step':
+          finishReason = part.finishReason;
+          break;
+        case 'error':
+          throw part.error;
+        default:
+          break;
+      }
+    }
+  } catch (error) {
+    // Close what was streaming, so the partial answer shows as text (live and after a reload).
+    for (const id of [...repairs.keys()]) endText(id);
+    throw error instanceof ModelCallError ? error : new ModelCallError(classifyModelError(error), { cause: error });
+  }
+  for (const id of [...repairs.keys()]) endText(id);
+  // A stream that stopped without its finish (a cut connection) is not an answer.
+  if ((finishReason === 'interrupted' || finishReason === 'error') && calls.length === 0) {
+    throw new ModelCallError(ANSWER_BROKE_OFF);
+  }
+  if (content.length > 0) state.messages.push({ role: 'assistant', content });
+  const declined = finishReason === 'content-filter';
+  if (declined) {
+    emit(ctx, 'error', { message: 'The model declined to answer this request (its provider’s content filter).', code: 'MODEL_REFUSED' });
+  }
+  return { calls, refused, declined };
+}
+
+/** Ids of every tool call in `messages` (a new call must not reuse one: results are matched by id). */
+function toolCallIdsOf(messages: ModelMessage[]): Set<string> {
+  const ids = new Set<string>();
+  for (const message of messages) {
+    if ((message.role !== 'assistant' && message.role !== 'tool') || typeof message.content === 'string') continue;
+    for (const part of message.content) if ('toolCallId' in part) ids.add(part.toolCallId);
+  }
+  return ids;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
