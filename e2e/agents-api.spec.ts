@@ -118,6 +118,53 @@ test.describe('agents HTTP API (the seed framework’s routes and shapes)', () =
     expect(await db.recordExists('rec-28')).toBe(true);
   });
 
+  test('the agents decision routes take Idempotency-Key: a retry replays the first response and decides once; another body with the key is refused', async ({ request, db }) => {
+    const paused = await (await request.post(`${agent}/generate`, { data: { messages: 'delete record rec-31', ...ids() } })).json();
+    expect(paused.finishReason).toBe('suspended');
+    const key = `agents-${crypto.randomUUID()}`;
+    const approve = (data: object) => request.post(`${agent}/approve-tool-call-generate`, { headers: { 'idempotency-key': key }, data });
+    const first = await approve({ runId: paused.runId });
+    expect(first.status()).toBe(200);
+    const firstBody = await first.json();
+    expect(firstBody).toMatchObject({ finishReason: 'stop', toolResults: [{ toolName: 'delete-record' }] });
+    expect(await db.recordExists('rec-31')).toBe(false);
+
+    // The stored copy lands once the first response has been read; until then a retry is told to wait.
+    await expect
+      .poll(async () => (await db.query('SELECT status FROM idempotency_keys WHERE key = $1', [key]))[0]?.status)
+      .toBe('done');
+    const retry = await approve({ runId: paused.runId });
+    expect(retry.status()).toBe(200);
+    expect(retry.headers()['idempotent-replayed']).toBe('true');
+    expect(await retry.json()).toEqual(firstBody);
+    const decisions = await db.query('SELECT approved FROM decisions WHERE run_id = $1', [paused.runId]);
+    expect(decisions).toEqual([{ approved: true }]);
+
+    const other = await approve({ runId: paused.runId, toolCallId: 'another-call' });
+    expect(other.status()).toBe(422);
+    expect((await other.json()).error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    // Without the key the same approval reaches the runtime again, which refuses it: the replay above did not.
+    const again = await request.post(`${agent}/approve-tool-call-generate`, { data: { runId: paused.runId } });
+    expect(again.status()).toBe(409);
+    expect((await again.json()).error.code).toBe('ALREADY_DECIDED');
+
+    // The streaming door too: the SSE body is replayed as it was sent.
+    const streamed = await (await request.post(`${agent}/generate`, { data: { messages: 'delete record rec-32', ...ids() } })).json();
+    const sseKey = `agents-${crypto.randomUUID()}`;
+    const decline = () =>
+      request.post(`${agent}/decline-tool-call`, { headers: { 'idempotency-key': sseKey }, data: { runId: streamed.runId, reason: 'keep it' } });
+    const firstSse = await (await decline()).text();
+    expect(firstSse).toContain('tool-output-denied');
+    await expect
+      .poll(async () => (await db.query('SELECT status FROM idempotency_keys WHERE key = $1', [sseKey]))[0]?.status)
+      .toBe('done');
+    const replayed = await decline();
+    expect(replayed.headers()['idempotent-replayed']).toBe('true');
+    expect(await replayed.text()).toBe(firstSse);
+    expect(await db.query('SELECT approved FROM decisions WHERE run_id = $1', [streamed.runId])).toEqual([{ approved: false }]);
+    expect(await db.recordExists('rec-32')).toBe(true);
+  });
+
   test('missing ids and malformed bodies are 400 with a JSON error; unknown runs are 404', async ({ request }) => {
     const cases: [string, unknown][] = [
       ['stream', { messages: 'hi' }],

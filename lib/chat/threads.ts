@@ -3,8 +3,8 @@ import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
 import type { AgentChunk } from '@/lib/agent/chunks';
 import type { Actor } from '@/lib/agent/tool';
 import { ApiError } from '@/lib/http/errors';
+import { assertThreadOwner, ownsThread } from '@/lib/runs/access';
 import { prisma } from '@/lib/store/db';
-import { assertThreadAccess } from './access';
 import { findActiveSegment } from './tail';
 import { toUIChunks, type ApprovalCardData, type CountersignDataTypes, type SuspendedCardData } from '@/lib/ui-stream/map';
 import type { Prisma } from '@/lib/generated/prisma/client';
@@ -55,8 +55,7 @@ export async function listThreads({ resourceId, limit = 50 }: { resourceId: stri
  * @throws ApiError 404 NOT_FOUND (unknown, deleted, or someone else's thread)
  */
 export async function renameThread(input: { threadId: string; actor: Actor; title: string }): Promise<{ id: string; title: string }> {
-  const thread = await assertThreadAccess({ threadId: input.threadId, resourceId: input.actor.id, actor: input.actor });
-  if (!thread) throw new ApiError(404, 'NOT_FOUND', 'No such thread.');
+  await assertThreadOwner({ threadId: input.threadId, actor: input.actor, mustExist: true });
   const db = prisma();
   const current = await db.thread.findUniqueOrThrow({ where: { id: input.threadId }, select: { updatedAt: true } });
   const { count } = await db.thread.updateMany({
@@ -80,8 +79,7 @@ export async function renameThread(input: { threadId: string; actor: Actor; titl
  *   409 THREAD_HAS_PENDING_CALLS (details: { pending }), 409 THREAD_BUSY (a run is still working)
  */
 export async function deleteThread(input: { threadId: string; actor: Actor }): Promise<void> {
-  const thread = await assertThreadAccess({ threadId: input.threadId, resourceId: input.actor.id, actor: input.actor });
-  if (!thread) throw new ApiError(404, 'NOT_FOUND', 'No such thread.');
+  await assertThreadOwner({ threadId: input.threadId, actor: input.actor, mustExist: true });
   const db = prisma();
   const open = { in: ['pending', 'waiting'] };
   const { count } = await db.thread.updateMany({
@@ -137,7 +135,7 @@ async function toMessage(messageId: string, chunks: UIMessageChunk[]): Promise<C
 export async function loadThreadUIMessages({ threadId, resourceId }: { threadId: string; resourceId: string }): Promise<ChatMessage[] | null> {
   const db = prisma();
   const thread = await db.thread.findUnique({ where: { id: threadId } });
-  if (!thread || thread.resourceId !== resourceId || thread.deletedAt !== null) return null;
+  if (!thread || !ownsThread(thread, { id: resourceId })) return null;
   const [userMessages, allEvents, active] = await Promise.all([
     db.message.findMany({ where: { threadId, role: 'user' }, orderBy: { seq: 'asc' } }),
     db.runEvent.findMany({

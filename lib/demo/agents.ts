@@ -1,22 +1,17 @@
 import 'server-only';
 import { Agent } from '@/lib/agent/agent';
-import { AgentError } from '@/lib/agent/errors';
 import { resolveModel } from '@/lib/models';
+import type { AgentRegistry } from '@/lib/runs/registry';
 import { prisma } from '@/lib/store/db';
 import { PrismaAgentStore } from '@/lib/store/prisma-store';
 import { createDataTools, createOpsTools } from './tools';
 
-export const DEFAULT_AGENT_ID = 'ops-agent';
-
-/** The agents people can chat with, for the "new chat" picker. */
-export const CHAT_AGENTS: { id: string; name: string; description: string }[] = [
-  { id: 'ops-agent', name: 'Ops agent', description: 'Records, refunds, emails, weather' },
-  { id: 'supervisor', name: 'Supervisor', description: 'Delegates user look-ups to the data agent' },
-];
-
-let agents: Map<string, Agent> | undefined;
-
-function build(): Map<string, Agent> {
+/**
+ * The demo agents (ops agent, supervisor, data agent), registered into the app's agent registry
+ * (lib/runs/agents.ts). They hold no per-run state.
+ * @returns the id of the agent a new chat uses by default
+ */
+export function registerDemoAgents(registry: AgentRegistry): { defaultAgentId: string } {
   const db = prisma();
   const store = new PrismaAgentStore(db);
   const opsAgent = new Agent({
@@ -46,16 +41,9 @@ function build(): Map<string, Agent> {
     store,
   });
   // Top-level agents a chat or an API client can address; data-agent also runs under the supervisor.
-  return new Map([opsAgent, supervisor, dataAgent].map((agent) => [agent.id, agent]));
-}
-
-/**
- * The app's agents by id (built once per process; they hold no per-run state).
- * @throws AgentError UNKNOWN_AGENT
- */
-export function getAgent(agentId: string): Agent {
-  agents ??= build();
-  const agent = agents.get(agentId);
-  if (!agent) throw new AgentError('UNKNOWN_AGENT', `No agent ${agentId}.`);
-  return agent;
+  registry
+    .register(opsAgent, { chat: { description: 'Records, refunds, emails, weather' } })
+    .register(supervisor, { chat: { description: 'Delegates user look-ups to the data agent' } })
+    .register(dataAgent);
+  return { defaultAgentId: opsAgent.id };
 }

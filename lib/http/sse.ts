@@ -1,6 +1,7 @@
 import 'server-only';
-import { JsonToSseTransformStream, UI_MESSAGE_STREAM_HEADERS } from 'ai';
+import { createUIMessageStreamResponse, JsonToSseTransformStream, UI_MESSAGE_STREAM_HEADERS } from 'ai';
 import type { AgentChunk } from '@/lib/agent/chunks';
+import { uiChunkTransform } from '@/lib/ui-stream/map';
 
 /**
  * SSE headers of the agents routes: the AI SDK's stream headers (`text/event-stream`, no caching,
@@ -19,4 +20,12 @@ const { 'x-vercel-ai-ui-message-stream': _uiMarker, ...CHUNK_SSE_HEADERS } = UI_
 export function chunkSseResponse(stream: ReadableStream<AgentChunk>): Response {
   const body = stream.pipeThrough(new JsonToSseTransformStream()).pipeThrough(new TextEncoderStream());
   return new Response(body, { headers: CHUNK_SSE_HEADERS });
+}
+
+/**
+ * A run's chunks as an AI SDK UI message stream response (SSE) that `useChat` reads.
+ * @param result a segment of the run (`stream()` or a decision's continuation)
+ */
+export function uiStreamResponse(result: { runId: string; fullStream: ReadableStream<AgentChunk> }): Response {
+  return createUIMessageStreamResponse({ stream: result.fullStream.pipeThrough(uiChunkTransform(result.runId)) });
 }

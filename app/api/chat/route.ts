@@ -1,12 +1,13 @@
 import { chatRateLimit, chatRequestSchema, MAX_MESSAGE_CHARS, type ChatRequest } from './schema';
 import type { Actor } from '@/lib/agent/tool';
 import { requireActor } from '@/lib/auth/session';
-import { continueRun, uiStreamResponse } from '@/lib/chat/continue';
-import { DEFAULT_AGENT_ID, getAgent } from '@/lib/demo/agents';
 import { ApiError, parseJson, readBodyText, withErrors } from '@/lib/http/errors';
 import { withIdempotency } from '@/lib/http/idempotency';
 import { consumeRateLimit } from '@/lib/http/rate-limit';
-import { prisma } from '@/lib/store/db';
+import { uiStreamResponse } from '@/lib/http/sse';
+import { assertThreadOwner } from '@/lib/runs/access';
+import { defaultAgentId, getAgent } from '@/lib/runs/agents';
+import { approvalCommand, decideToolCall } from '@/lib/runs/decision';
 
 export const POST = withErrors(async (request: Request) => {
   const actor = await requireActor(request);
@@ -37,11 +38,15 @@ function newUserText(body: ChatRequest): string {
 }
 
 async function chat(body: ChatRequest, text: string | null, actor: Actor): Promise<Response> {
-  const thread = await prisma().thread.findUnique({ where: { id: body.id }, select: { resourceId: true, agentId: true, deletedAt: true } });
-  if (thread && (thread.resourceId !== actor.id || thread.deletedAt !== null)) throw new ApiError(404, 'NOT_FOUND', 'No such thread.');
-  if (body.decision) return uiStreamResponse(await continueRun({ type: 'decision', ...body.decision, actor, threadId: body.id }));
-  if (body.resume) return uiStreamResponse(await continueRun({ type: 'resume', ...body.resume, actor, threadId: body.id }));
-  const agent = getAgent(thread?.agentId ?? body.agentId ?? DEFAULT_AGENT_ID);
+  const thread = await assertThreadOwner({ threadId: body.id, actor });
+  // A decision in the chat body is the same decision as the runs routes' (lib/runs/decision.ts), on a run of this thread.
+  const decided = body.decision
+    ? await decideToolCall(approvalCommand(body.decision), { actor, threadId: body.id })
+    : body.resume
+      ? await decideToolCall({ kind: 'resume', ...body.resume }, { actor, threadId: body.id })
+      : null;
+  if (decided) return uiStreamResponse(decided.continuation);
+  const agent = getAgent(thread?.agentId ?? body.agentId ?? defaultAgentId());
   const result = await agent.stream(text!, {
     threadId: body.id,
     resourceId: actor.id,

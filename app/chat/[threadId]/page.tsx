@@ -4,7 +4,7 @@ import { ChatShell } from '@/components/chat/chat-shell';
 import { displayNames, requirePageActor } from '@/lib/auth/session';
 import { findActiveSegment } from '@/lib/chat/tail';
 import { listThreads, loadThreadUIMessages } from '@/lib/chat/threads';
-import { CHAT_AGENTS, DEFAULT_AGENT_ID } from '@/lib/demo/agents';
+import { chatAgents, defaultAgentId } from '@/lib/runs/agents';
 import { prisma } from '@/lib/store/db';
 
 export const dynamic = 'force-dynamic';
@@ -34,7 +34,8 @@ export default async function ChatPage({
   if (thread && messages === null) notFound();
   // An existing thread keeps its agent; a new one may pick one with ?agent=.
   const requested = (await searchParams).agent;
-  const agentId = thread?.agentId ?? (CHAT_AGENTS.some((agent) => agent.id === requested) ? requested! : DEFAULT_AGENT_ID);
+  const offered = chatAgents();
+  const agentId = thread?.agentId ?? (offered.some((agent) => agent.id === requested) ? requested! : defaultAgentId());
   // null also means "no rows yet": `/` sends people to a fresh id, which is an empty new chat.
   const deciders = (messages ?? []).flatMap((message) =>
     message.parts.flatMap((part) =>
@@ -48,8 +49,8 @@ export default async function ChatPage({
       threads={threads}
       initialMessages={messages ?? []}
       resumeOnMount={active !== null && messages !== null}
-      agent={CHAT_AGENTS.find((agent) => agent.id === agentId)!}
-      agents={CHAT_AGENTS}
+      agent={offered.find((agent) => agent.id === agentId)!}
+      agents={offered}
       viewer={{ id: user.id, name: user.name, role: user.role }}
       people={people}
     />

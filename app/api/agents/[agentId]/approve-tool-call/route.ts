@@ -1,20 +1,21 @@
 import { approveBodySchema } from '../../schema';
 import { requireActor } from '@/lib/auth/session';
-import { assertRunAccess } from '@/lib/chat/access';
-import { getAgent } from '@/lib/demo/agents';
-import { readJson, withErrors } from '@/lib/http/errors';
-import { consumeApiRateLimit } from '@/lib/http/rate-limit';
+import { parseJson, withErrors } from '@/lib/http/errors';
 import { chunkSseResponse } from '@/lib/http/sse';
+import { decisionResponse } from '@/lib/runs/decision';
 
 type Params = { params: Promise<{ agentId: string }> };
 
+/** Approves a pending call; the continuation's chunks as SSE. Accepts Idempotency-Key (lib/runs/decision.ts). */
 export const POST = withErrors(async (request: Request, { params }: Params) => {
   const actor = await requireActor(request);
-  const agent = getAgent((await params).agentId);
-  const body = await readJson(request, approveBodySchema);
-  await assertRunAccess(body.runId, actor);
-  // Counted once the request is well-formed and addresses something the person may reach.
-  await consumeApiRateLimit('agents', actor.id);
-  const result = await agent.approveToolCall({ ...body, actor });
-  return chunkSseResponse(result.fullStream);
+  const { agentId } = await params;
+  return decisionResponse({
+    request,
+    actor,
+    agentId,
+    rateLimit: 'agents',
+    parse: (text) => ({ kind: 'approve', ...parseJson(text, approveBodySchema) }),
+    respond: ({ continuation }) => chunkSseResponse(continuation.fullStream),
+  });
 });

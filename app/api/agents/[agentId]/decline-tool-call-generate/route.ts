@@ -1,18 +1,21 @@
 import { declineBodySchema } from '../../schema';
+import { summariseChunks } from '@/lib/agent/generate';
 import { requireActor } from '@/lib/auth/session';
-import { assertRunAccess } from '@/lib/chat/access';
-import { getAgent } from '@/lib/demo/agents';
-import { generateResponse, readJson, withErrors } from '@/lib/http/errors';
-import { consumeApiRateLimit } from '@/lib/http/rate-limit';
+import { generateResponse, parseJson, withErrors } from '@/lib/http/errors';
+import { decisionResponse } from '@/lib/runs/decision';
 
 type Params = { params: Promise<{ agentId: string }> };
 
+/** Declines a pending call; the continuation's result as JSON. Accepts Idempotency-Key (lib/runs/decision.ts). */
 export const POST = withErrors(async (request: Request, { params }: Params) => {
   const actor = await requireActor(request);
-  const agent = getAgent((await params).agentId);
-  const body = await readJson(request, declineBodySchema);
-  await assertRunAccess(body.runId, actor);
-  // Counted once the request is well-formed and addresses something the person may reach.
-  await consumeApiRateLimit('agents', actor.id);
-  return generateResponse(await agent.declineToolCallGenerate({ ...body, actor }));
+  const { agentId } = await params;
+  return decisionResponse({
+    request,
+    actor,
+    agentId,
+    rateLimit: 'agents',
+    parse: (text) => ({ kind: 'decline', ...parseJson(text, declineBodySchema) }),
+    respond: async ({ continuation }) => generateResponse(await summariseChunks(continuation)),
+  });
 });

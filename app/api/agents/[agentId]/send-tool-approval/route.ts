@@ -1,19 +1,20 @@
 import { sendToolApprovalBodySchema } from '../../schema';
 import { requireActor } from '@/lib/auth/session';
-import { assertThreadAccess } from '@/lib/chat/access';
-import { getAgent } from '@/lib/demo/agents';
-import { readJson, withErrors } from '@/lib/http/errors';
-import { consumeApiRateLimit } from '@/lib/http/rate-limit';
+import { parseJson, withErrors } from '@/lib/http/errors';
+import { decisionResponse } from '@/lib/runs/decision';
 
 type Params = { params: Promise<{ agentId: string }> };
 
+/** Decides or answers the call waiting on a thread, found by thread and resource alone → `{ accepted, runId, toolCallId }`. Accepts Idempotency-Key. */
 export const POST = withErrors(async (request: Request, { params }: Params) => {
   const actor = await requireActor(request);
-  const agent = getAgent((await params).agentId);
-  const body = await readJson(request, sendToolApprovalBodySchema);
-  await assertThreadAccess({ threadId: body.threadId, resourceId: body.resourceId, actor });
-  // Counted once the request is well-formed and addresses something the person may reach.
-  await consumeApiRateLimit('agents', actor.id);
-  const { accepted, runId, toolCallId } = await agent.sendToolApproval({ ...body, actor });
-  return Response.json({ accepted, runId, toolCallId });
+  const { agentId } = await params;
+  return decisionResponse({
+    request,
+    actor,
+    agentId,
+    rateLimit: 'agents',
+    parse: (text) => ({ kind: 'by-thread', ...parseJson(text, sendToolApprovalBodySchema) }),
+    respond: ({ runId, toolCallId }) => Response.json({ accepted: true, runId, toolCallId }),
+  });
 });

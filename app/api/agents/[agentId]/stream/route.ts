@@ -1,7 +1,7 @@
 import { streamBodySchema, streamInput, streamOptions } from '../../schema';
 import { requireActor } from '@/lib/auth/session';
-import { assertThreadAccess } from '@/lib/chat/access';
-import { getAgent } from '@/lib/demo/agents';
+import { assertThreadOwner } from '@/lib/runs/access';
+import { getAgent } from '@/lib/runs/agents';
 import { readJson, withErrors } from '@/lib/http/errors';
 import { consumeApiRateLimit } from '@/lib/http/rate-limit';
 import { chunkSseResponse } from '@/lib/http/sse';
@@ -12,7 +12,7 @@ export const POST = withErrors(async (request: Request, { params }: Params) => {
   const actor = await requireActor(request);
   const agent = getAgent((await params).agentId);
   const body = await readJson(request, streamBodySchema);
-  await assertThreadAccess({ threadId: body.threadId, resourceId: body.resourceId, actor });
+  await assertThreadOwner({ threadId: body.threadId, resourceId: body.resourceId, actor });
   // Counted once the request is well-formed and addresses something the person may reach.
   await consumeApiRateLimit('agents', actor.id);
   const result = await agent.stream(streamInput(body), streamOptions(body, actor));

@@ -1,6 +1,7 @@
 import { suspendedRunsQuerySchema } from '../../schema';
 import { requireActor } from '@/lib/auth/session';
-import { getAgent } from '@/lib/demo/agents';
+import { reachableRuns } from '@/lib/runs/access';
+import { getAgent } from '@/lib/runs/agents';
 import { withErrors } from '@/lib/http/errors';
 import { consumeApiRateLimit } from '@/lib/http/rate-limit';
 
@@ -11,6 +12,5 @@ export const GET = withErrors(async (request: Request, { params }: Params) => {
   const agent = getAgent((await params).agentId);
   const query = suspendedRunsQuerySchema.parse(Object.fromEntries(new URL(request.url).searchParams));
   await consumeApiRateLimit('agents', actor.id);
-  // End users see only their own runs, whatever they ask for.
-  return Response.json(await agent.listSuspendedRuns(actor.role === 'user' ? { ...query, resourceId: actor.id } : query));
+  return Response.json(await agent.listSuspendedRuns(reachableRuns(query, actor)));
 });

@@ -1,6 +1,7 @@
 import { requireActor } from '@/lib/auth/session';
-import { ApiError, withErrors } from '@/lib/http/errors';
+import { withErrors } from '@/lib/http/errors';
 import { noticeStreamResponse } from '@/lib/http/notify-sse';
+import { assertThreadOwner } from '@/lib/runs/access';
 import { prisma } from '@/lib/store/db';
 import { notifications } from '@/lib/store/listen';
 
@@ -16,8 +17,7 @@ type Params = { params: Promise<{ id: string }> };
 export const GET = withErrors(async (request: Request, { params }: Params) => {
   const actor = await requireActor(request);
   const { id } = await params;
-  const thread = await prisma().thread.findUnique({ where: { id }, select: { resourceId: true, deletedAt: true } });
-  if (!thread || thread.resourceId !== actor.id || thread.deletedAt !== null) throw new ApiError(404, 'NOT_FOUND', 'No such thread.');
+  await assertThreadOwner({ threadId: id, actor, mustExist: true });
 
   const runIds = new Set<string>();
   return noticeStreamResponse({

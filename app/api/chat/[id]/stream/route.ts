@@ -1,9 +1,9 @@
 import { createUIMessageStreamResponse } from 'ai';
 import { requireActor } from '@/lib/auth/session';
 import { findActiveSegment, tailRunEvents } from '@/lib/chat/tail';
-import { ApiError, withErrors } from '@/lib/http/errors';
+import { withErrors } from '@/lib/http/errors';
 import { acquireStreamSlot, releaseWhenDone } from '@/lib/http/stream-slots';
-import { prisma } from '@/lib/store/db';
+import { assertThreadOwner } from '@/lib/runs/access';
 import { uiChunkTransform } from '@/lib/ui-stream/map';
 
 type Params = { params: Promise<{ id: string }> };
@@ -17,9 +17,9 @@ type Params = { params: Promise<{ id: string }> };
 export const GET = withErrors(async (request: Request, { params }: Params) => {
   const actor = await requireActor(request);
   const { id } = await params;
-  const thread = await prisma().thread.findUnique({ where: { id }, select: { resourceId: true } });
+  // Someone else's or a deleted thread is 404; one not started yet has nothing to resume.
+  const thread = await assertThreadOwner({ threadId: id, actor });
   if (!thread) return new Response(null, { status: 204 });
-  if (thread.resourceId !== actor.id) throw new ApiError(404, 'NOT_FOUND', 'No such thread.');
   const active = await findActiveSegment(id);
   if (!active) return new Response(null, { status: 204 });
   const release = acquireStreamSlot(actor.id);

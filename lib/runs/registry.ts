@@ -1,0 +1,46 @@
+import type { Agent } from '@/lib/agent/agent';
+import { AgentError } from '@/lib/agent/errors';
+
+/** How an agent is offered in the "new chat" picker. */
+export interface ChatAgentEntry {
+  id: string;
+  name: string;
+  description: string;
+}
+
+/**
+ * The app's agents by id: what chat, the runs routes and the agents API address. Agents are
+ * registered once per process (they hold no per-run state); a registration may offer the agent in
+ * the chat picker.
+ */
+export class AgentRegistry {
+  private readonly agents = new Map<string, Agent>();
+  private readonly chat: ChatAgentEntry[] = [];
+
+  /**
+   * Adds an agent (a top-level agent a chat or an API client can address).
+   * @param options.chat offers it in the "new chat" picker with this description
+   * @throws Error when an agent with the same id is registered already
+   */
+  register(agent: Agent, options: { chat?: { description: string } } = {}): this {
+    if (this.agents.has(agent.id)) throw new Error(`Agent ${agent.id} is registered twice.`);
+    this.agents.set(agent.id, agent);
+    if (options.chat) this.chat.push({ id: agent.id, name: agent.name, description: options.chat.description });
+    return this;
+  }
+
+  /**
+   * The agent with this id.
+   * @throws AgentError UNKNOWN_AGENT (404)
+   */
+  get(agentId: string): Agent {
+    const agent = this.agents.get(agentId);
+    if (!agent) throw new AgentError('UNKNOWN_AGENT', `No agent ${agentId}.`);
+    return agent;
+  }
+
+  /** The agents offered in the chat picker, in registration order. */
+  chatAgents(): ChatAgentEntry[] {
+    return [...this.chat];
+  }
+}
