@@ -1,5 +1,6 @@
 'use client';
 
+import { isToolUIPart } from 'ai';
 import { Bot, TriangleAlert } from 'lucide-react';
 import { ApprovalCard } from './approval-card';
 import { Markdown } from './markdown';
@@ -40,7 +41,7 @@ export function MessageView({ message, viewerId, people, streaming, actingOn, bu
     );
   }
 
-  const toolIds = new Set(message.parts.flatMap((part) => (asToolPart(part) ? [asToolPart(part)!.toolCallId] : [])));
+  const toolIds = new Set(message.parts.flatMap((part) => (isToolUIPart(part) ? [part.toolCallId] : [])));
   // Cards by the tool part they are drawn with (a sub-agent's cards with their delegation's).
   const cardsById = new Map<string, CardPart[]>();
   for (const part of message.parts) {
@@ -71,7 +72,7 @@ export function MessageView({ message, viewerId, people, streaming, actingOn, bu
   const blocks = message.parts.flatMap((part, index) => {
     if (part.type === 'text') {
       if (!part.text.trim()) return [];
-      const live = streaming && index === lastTextIndex && (part as { state?: string }).state !== 'done';
+      const live = streaming && index === lastTextIndex && part.state !== 'done';
       // Model text may quote untrusted values: direction controls are shown, never obeyed.
       return [<Markdown key={index} text={revealBidi(part.text)} streaming={live} />];
     }

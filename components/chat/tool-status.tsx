@@ -1,26 +1,20 @@
+import { getToolName, isToolUIPart, type DynamicToolUIPart, type ToolUIPart } from 'ai';
 import { CircleCheck, CircleX, Hourglass, LoaderCircle, TriangleExclamationPoint } from 'lucide-react';
 import type { ChatPart } from './types';
 import { Badge } from '@/components/ui/badge';
 import { summarizeValue } from '@/components/ui/readable';
 
-/** The standard AI SDK tool part (`tool-<name>`), narrowed to what the cards read. */
-export interface ToolPartView {
-  type: string;
-  toolCallId: string;
-  state: string;
-  input?: unknown;
-  output?: unknown;
-  errorText?: string;
-}
+/** A standard AI SDK tool part: a static `tool-<name>` part or a `dynamic-tool` part. */
+export type ToolPartView = ToolUIPart | DynamicToolUIPart;
 
+/** The part as a tool part (the AI SDK's `isToolUIPart`), or null for any other part. */
 export function asToolPart(part: ChatPart): ToolPartView | null {
-  if (!part.type.startsWith('tool-') && part.type !== 'dynamic-tool') return null;
-  return part as unknown as ToolPartView;
+  return isToolUIPart(part) ? part : null;
 }
 
+/** The tool's name, static or dynamic (the AI SDK's `getToolName`, formerly `getToolOrDynamicToolName`). */
 export function toolNameOf(part: ToolPartView): string {
-  const dynamic = part as ToolPartView & { toolName?: string };
-  return part.type === 'dynamic-tool' ? (dynamic.toolName ?? 'tool') : part.type.slice('tool-'.length);
+  return getToolName(part);
 }
 
 /** What a finished call returned, in a line: the result's `message` when it has one, else a readable summary (never JSON). */

@@ -1,4 +1,4 @@
-import type { UIMessage } from 'ai';
+import { isToolUIPart, type UIMessage } from 'ai';
 import type { ToolPartView } from './tool-status';
 import type { People } from '@/components/ui/describe';
 import { CALL_ID_SEPARATOR } from '@/lib/agent/call-id';
@@ -41,11 +41,9 @@ export function pendingCards(message: ChatMessage | undefined): CardPart[] {
   return message.parts.filter(isCardPart).filter((part) => !part.data.resumed);
 }
 
-type LooseToolPart = { type: string; toolCallId?: string; state?: string; approval?: unknown };
-
-function isToolPartOf(part: ChatPart, toolCallId?: string): boolean {
-  const loose = part as LooseToolPart;
-  return (part.type.startsWith('tool-') || part.type === 'dynamic-tool') && (toolCallId === undefined || loose.toolCallId === toolCallId);
+/** Whether `part` is a tool part (the AI SDK's `isToolUIPart`), of `toolCallId` when given. */
+function isToolPartOf(part: ChatPart, toolCallId?: string): part is ToolPartView {
+  return isToolUIPart(part) && (toolCallId === undefined || part.toolCallId === toolCallId);
 }
 
 /**
@@ -75,15 +73,14 @@ export function markResponded(messages: ChatMessage[], toolCallId: string, appro
     // A sub-agent's card belongs with its top-level delegation's tool part.
     const partId = toolPartIdFor(
       toolCallId,
-      message.parts.flatMap((part) => (isToolPartOf(part) && (part as LooseToolPart).toolCallId ? [(part as LooseToolPart).toolCallId!] : [])),
+      message.parts.flatMap((part) => (isToolPartOf(part) && part.toolCallId ? [part.toolCallId] : [])),
     );
     if (partId === undefined) return message;
     return {
       ...message,
       parts: message.parts.map((part) => {
-        const loose = part as LooseToolPart;
-        if (!isToolPartOf(part, partId) || loose.state !== 'input-available') return part;
-        return { ...part, state: 'approval-responded', approval: { id: partId, approved } } as unknown as ChatPart;
+        if (!isToolPartOf(part, partId) || part.state !== 'input-available') return part;
+        return { ...part, state: 'approval-responded', approval: { id: partId, approved } } satisfies ToolPartView;
       }),
     };
   });
@@ -92,14 +89,13 @@ export function markResponded(messages: ChatMessage[], toolCallId: string, appro
 /** Undoes `markResponded` for any part the continuation did not move on (e.g. a refused decision). */
 export function clearResponded(messages: ChatMessage[]): ChatMessage[] {
   return messages.map((message) => {
-    if (!message.parts.some((part) => (part as LooseToolPart).state === 'approval-responded')) return message;
+    if (!message.parts.some((part) => isToolPartOf(part) && part.state === 'approval-responded')) return message;
     return {
       ...message,
       parts: message.parts.map((part) => {
-        const loose = part as LooseToolPart;
-        if (loose.state !== 'approval-responded') return part;
-        const { approval: _approval, ...rest } = loose;
-        return { ...rest, state: 'input-available' } as unknown as ChatPart;
+        if (!isToolPartOf(part) || part.state !== 'approval-responded') return part;
+        const { approval: _approval, ...rest } = part;
+        return { ...rest, state: 'input-available' } satisfies ToolPartView;
       }),
     };
   });
