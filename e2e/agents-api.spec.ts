@@ -143,8 +143,9 @@ test.describe('agents HTTP API (the seed framework’s routes and shapes)', () =
     const other = await approve({ runId: paused.runId, toolCallId: 'another-call' });
     expect(other.status()).toBe(422);
     expect((await other.json()).error.code).toBe('IDEMPOTENCY_KEY_REUSED');
-    // Without the key the same approval reaches the runtime again, which refuses it: the replay above did not.
-    const again = await request.post(`${agent}/approve-tool-call-generate`, { data: { runId: paused.runId } });
+    // Without the key an approval of that call reaches the runtime again, which refuses it: the replay above did not.
+    const toolCallId = paused.suspendedToolCalls[0].toolCallId;
+    const again = await request.post(`${agent}/approve-tool-call-generate`, { data: { runId: paused.runId, toolCallId } });
     expect(again.status()).toBe(409);
     expect((await again.json()).error.code).toBe('ALREADY_DECIDED');
 
