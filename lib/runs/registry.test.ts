@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import type { Agent } from '@/lib/agent/agent';
+import { AgentError } from '@/lib/agent/errors';
+import { AgentRegistry } from './registry';
+
+/** The registry reads only an agent's id and name. */
+const agent = (id: string, name = id) => ({ id, name }) as Agent;
+
+describe('AgentRegistry', () => {
+  it('finds registered agents by id and offers only the chat ones in the picker, in order', () => {
+    const ops = agent('ops-agent', 'Ops agent');
+    const registry = new AgentRegistry()
+      .register(ops, { chat: { description: 'Records' } })
+      .register(agent('data-agent'))
+      .register(agent('supervisor', 'Supervisor'), { chat: { description: 'Delegates' } });
+    expect(registry.get('ops-agent')).toBe(ops);
+    expect(registry.get('data-agent').id).toBe('data-agent');
+    expect(registry.chatAgents()).toEqual([
+      { id: 'ops-agent', name: 'Ops agent', description: 'Records' },
+      { id: 'supervisor', name: 'Supervisor', description: 'Delegates' },
+    ]);
+  });
+
+  it('an unknown id is UNKNOWN_AGENT (404); an id registered twice is refused', () => {
+    const registry = new AgentRegistry().register(agent('ops-agent'));
+    let error: unknown;
+    try {
+      registry.get('nobody');
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(AgentError);
+    expect(error).toMatchObject({ code: 'UNKNOWN_AGENT', status: 404 });
+    expect(() => registry.register(agent('ops-agent'))).toThrow(/registered twice/);
+  });
+});
