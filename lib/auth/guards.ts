@@ -62,7 +62,7 @@ async function recordFailure(email: string): Promise<void> {
 }
 
 /**
- * better-auth's limiter storage on the `rate_limits` table (fixed windows of `rule.window`
+ * better-auth's limiter storage on the `rate_limits` table (sliding windows of `rule.window`
  * seconds), instead of its default per-process memory.
  */
 export const postgresRateLimitStorage: NonNullable<NonNullable<BetterAuthOptions['rateLimit']>['customStorage']> = {

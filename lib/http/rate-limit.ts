@@ -4,25 +4,36 @@ import { securitySettings } from '@/lib/security/settings';
 import { ApiError } from './errors';
 
 /**
- * Counts one event for `key` in the current fixed window, in PostgreSQL (one atomic upsert), so
- * the count holds across servers.
+ * Counts one event for `key` with a sliding-window counter kept in PostgreSQL (one atomic statement),
+ * so the count holds across servers and a burst cannot straddle a window boundary: the estimate is this
+ * window's count plus the previous window's count weighted by how much of it still lies inside the last
+ * `windowMs` (rounded up, so the estimate never under-counts a burst at the boundary).
  *
  * @param input.key what is counted, e.g. `chat:<userId>`
  * @param input.windowMs window length, in ms
- * @returns the count in this window (this event included) and the seconds until the window ends
+ * @returns the estimated count over the last `windowMs` (this event included) and the seconds until
+ *   the current window ends (an upper bound on the wait)
  */
 export async function countInWindow(input: { key: string; windowMs: number }): Promise<{ count: number; retryAfterSeconds: number }> {
   const now = Date.now();
   const windowStart = new Date(now - (now % input.windowMs));
-  const [row] = await prisma().$queryRaw<{ count: number }[]>`
-    INSERT INTO rate_limits (key, window_start, count) VALUES (${input.key}, ${windowStart}, 1)
-    ON CONFLICT (key, window_start) DO UPDATE SET count = rate_limits.count + 1
-    RETURNING count`;
-  return { count: row.count, retryAfterSeconds: Math.max(1, Math.ceil((windowStart.getTime() + input.windowMs - now) / 1000)) };
+  const previousStart = new Date(windowStart.getTime() - input.windowMs);
+  const [row] = await prisma().$queryRaw<{ count: number; previous: number }[]>`
+    WITH current AS (
+      INSERT INTO rate_limits (key, window_start, count) VALUES (${input.key}, ${windowStart}, 1)
+      ON CONFLICT (key, window_start) DO UPDATE SET count = rate_limits.count + 1
+      RETURNING count
+    )
+    SELECT current.count,
+           COALESCE((SELECT count FROM rate_limits WHERE key = ${input.key} AND window_start = ${previousStart}), 0) AS previous
+    FROM current`;
+  const stillInside = 1 - (now - windowStart.getTime()) / input.windowMs;
+  const count = row.count + Math.ceil(row.previous * stillInside);
+  return { count, retryAfterSeconds: Math.max(1, Math.ceil((windowStart.getTime() + input.windowMs - now) / 1000)) };
 }
 
 /**
- * Fixed-window rate limit kept in PostgreSQL, so it holds across servers: one atomic upsert per call.
+ * Sliding-window rate limit kept in PostgreSQL, so it holds across servers: one atomic statement per call.
  *
  * @param input.key what is limited, e.g. `chat:<userId>`
  * @param input.limit requests allowed per window
