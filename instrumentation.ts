@@ -1,9 +1,10 @@
 /**
  * Next.js calls `register` once when a server process starts. It checks the environment first (a
  * bad value stops the server with a message naming the variable; see lib/env.ts) and logs the
- * model in use. Then each server sweeps for runs whose process died (see lib/agent/recovery.ts):
- * at start-up, then every few seconds. The sweep is one indexed query and is safe to run from every
- * server at once.
+ * model in use. Then, unless `JOBS_IN_PROCESS=false` (web servers of a deployment that runs
+ * `npm run worker` separately), it starts the job worker in this process (lib/jobs): the
+ * crash-recovery sweep, deadlines, escalations and notifications. Any number of workers may run
+ * against one database; each job runs once.
  */
 export async function register() {
   // NEXT_RUNTIME is Next's build-time constant for the bundle being compiled (not configuration):
@@ -12,7 +13,10 @@ export async function register() {
   const { describeModel, envOrExit } = await import('./lib/env');
   const config = envOrExit();
   console.log(`[countersign] model: ${describeModel(config.model)}`);
-  if (!config.DATABASE_URL) return;
-  const { startRecoverySweeps } = await import('./lib/store/sweeps');
-  startRecoverySweeps();
+  if (!config.DATABASE_URL || !config.JOBS_IN_PROCESS) return;
+  const { startInProcessWorker } = await import('./lib/jobs/worker');
+  // The server serves even when the worker cannot start; the error says why (another worker may run the jobs).
+  await startInProcessWorker({ databaseUrl: config.DATABASE_URL, concurrency: config.JOBS_CONCURRENCY }).catch((error) =>
+    console.error('[jobs] the in-process worker did not start:', error),
+  );
 }

@@ -43,6 +43,8 @@ export const envSchema = z.object({
   COUNTERSIGN_SHOW_DEMO_ACCOUNTS: flag.default(false),
   SCRIPTED_MODEL_DELAY_MS: int(0, 10_000).default(0),
   DEMO_TOOL_DELAY_MS: int(0, 600_000).default(0),
+  JOBS_IN_PROCESS: flag.default(true),
+  JOBS_CONCURRENCY: int(1, 100).default(5),
   MODEL: z.string().regex(/^[\w.:@/-]+$/, { error: 'not a model id' }).optional(),
   OPENAI_COMPATIBLE_BASE_URL: httpUrl.optional(),
   OPENAI_COMPATIBLE_API_KEY: z.string().optional(),
@@ -77,6 +79,11 @@ export const ENV_DOCS: Record<keyof Variables, { accepts: string; meaning: strin
   COUNTERSIGN_SHOW_DEMO_ACCOUNTS: { accepts: '`1`/`true` or `0`/`false` (default off)', meaning: 'list the demo accounts on the sign-in page in production' },
   SCRIPTED_MODEL_DELAY_MS: { accepts: 'whole number 0–10000 (default 0)', meaning: 'pause of the offline scripted model before each word, in ms (demos, crash tests)' },
   DEMO_TOOL_DELAY_MS: { accepts: 'whole number 0–600000 (default 0)', meaning: 'how long the side-effecting demo tools take, in ms (crash tests)' },
+  JOBS_IN_PROCESS: {
+    accepts: '`1`/`true` or `0`/`false` (default true)',
+    meaning: 'run the job worker (recovery sweep, deadlines, escalations, notifications) inside each server; `false` on web servers when `npm run worker` runs separately',
+  },
+  JOBS_CONCURRENCY: { accepts: 'whole number 1–100 (default 5)', meaning: 'jobs one worker (in-process or `npm run worker`) runs at once' },
   MODEL: {
     accepts: 'model id, e.g. `gpt-5-mini`, `anthropic/claude-sonnet-4-5`, `llama3.1`',
     meaning: 'the model: on the OpenAI-compatible server, at OpenAI or Anthropic (an `openai/` or `anthropic/` prefix picks the provider), or through the AI Gateway; `local/scripted` or unset: the offline scripted model',

@@ -1,6 +1,6 @@
 import type { LanguageModel, ModelMessage } from 'ai';
 import type { AgentStreamResult } from './context';
-import { decide, resumeToolCall, sendToolApproval, type DecisionInput } from './decisions';
+import { decide, expireDeadline, resumeToolCall, sendToolApproval, type DecisionInput } from './decisions';
 import { summariseChunks, type GenerateResult } from './generate';
 import { listSuspendedRuns, type SuspendedRun } from './pending';
 import { buildAgentSpec, findSpec, type AgentDefaultOptions, type AgentHooks, type AgentSpec } from './spec';
@@ -139,6 +139,17 @@ export class Agent {
    */
   resumeStream(resumeData: unknown, input: DecisionInput): Promise<AgentStreamResult> {
     return resumeToolCall(this.spec, resumeData, input);
+  }
+
+  /**
+   * The deadline's decline (decisions.ts `expireDeadline`): declines a call whose `decline` deadline
+   * passed, as the system, through the same claim as a person's decision; the run continues as
+   * after a person's decline and the model reads `reason`. The job queue calls it (lib/jobs).
+   *
+   * @returns the continuation, or null when there was nothing to decline
+   */
+  expireDeadline(input: { runId: string; pendingCallId: string; reason: string }): Promise<AgentStreamResult | null> {
+    return expireDeadline(this.spec, input);
   }
 
   /** `approveToolCall`, returning the continuation's full result. */

@@ -4,6 +4,7 @@ import { callsAddressedBy } from './call-id';
 import type { DecisionSummary } from './chunks';
 import type { AgentStreamResult } from './context';
 import { continueAfterClaim, type ContinueDecision } from './continuation';
+import { SYSTEM_ACTOR } from './deadline';
 import { AgentError } from './errors';
 import { fingerprintToolCall } from './fingerprint';
 import { extractResumeData } from './generate';
@@ -54,6 +55,36 @@ interface ClaimPlan {
   messageId?: string;
   /** The continuation's decision, given the row as claimed and the decision time (ISO 8601). */
   continuation: (row: PendingCall, at: string) => ContinueDecision;
+  /** The deadline's claim of this row (ClaimInput.byDeadline); claiming nothing throws ALREADY_DECIDED without reads. */
+  byDeadline?: { pendingCallId: string };
+}
+
+/**
+ * The deadline's decline (see deadline.ts): declines the call `pendingCallId` of the top-level run
+ * `runId` as the system when its `decline` deadline has passed, through the same compare-and-set
+ * claim as a person's decision (so exactly one of them wins), and continues the run as after a
+ * person's decline; the model reads `reason`.
+ *
+ * @returns the continuation, or null when there was nothing to decline (decided meanwhile, the
+ *   deadline moved or is not due, the run is gone)
+ */
+export async function expireDeadline(spec: AgentSpec, input: { runId: string; pendingCallId: string; reason: string }): Promise<AgentStreamResult | null> {
+  const decision = (at: string): DecisionSummary => ({ approved: false, reason: input.reason, by: SYSTEM_ACTOR.id, at });
+  return claimAndContinue(
+    spec,
+    { runId: input.runId, actor: SYSTEM_ACTOR },
+    {
+      kind: 'approval',
+      status: 'declined',
+      reason: input.reason,
+      resumeData: null,
+      byDeadline: { pendingCallId: input.pendingCallId },
+      continuation: (row, at) => ({ approved: false, args: row.args, reason: input.reason, decision: decision(at) }),
+    },
+  ).catch((error: unknown) => {
+    if (error instanceof AgentError && error.code === 'ALREADY_DECIDED') return null;
+    throw error;
+  });
 }
 
 /**
@@ -222,6 +253,10 @@ async function claimAndContinue(spec: AgentSpec, input: DecisionInput, how: Clai
     return launch(spec, top, (segment) => continueAfterClaim(owner, segment, claimed, continuation, { saved: true }));
   }
   let claimed: Claimed | null = null;
+  if (how.byDeadline) {
+    claimed = await claim({ pendingCallId: how.byDeadline.pendingCallId, byDeadline: true });
+    if (!claimed) throw new AgentError('ALREADY_DECIDED', 'The call was decided before its deadline, or its deadline moved.');
+  }
   for (let attempt = 1; !claimed; attempt += 1) {
     claimed = await claim({});
     if (claimed) break;

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { CALL_ID_SEPARATOR, qualifiedCallId } from './call-id';
 import type { AgentChunk, DecisionSummary } from './chunks';
 import { makeChunk, type RunContext } from './context';
+import { deadlineColumns } from './deadline';
 import { AgentError } from './errors';
 import { fingerprintToolCall } from './fingerprint';
 import { toModelOutput } from './history';
@@ -32,7 +33,7 @@ export function pendingRow(
 ): NewPendingCall {
   const base = pendingBase(ctx, tool, call);
   if (what.kind === 'approval') {
-    return { ...base, kind: 'approval', policy: what.policy, suspendPayload: null, resumeSchema: APPROVAL_RESUME_SCHEMA, childRunId: null };
+    return { ...base, kind: 'approval', policy: what.policy, suspendPayload: null, resumeSchema: APPROVAL_RESUME_SCHEMA, childRunId: null, ...deadlineColumns(tool) };
   }
   return {
     ...base,

@@ -1,5 +1,6 @@
 import type { ModelMessage } from 'ai';
 import type { AgentChunk } from './chunks';
+import type { DeadlineAction } from './deadline';
 import type { Actor, Approvers, RequestContext } from './tool';
 
 /**
@@ -140,12 +141,23 @@ export interface PendingCall {
   decidedBy: string | null;
   decidedAt: Date | null;
   createdAt: Date;
+  /** When the call is declined or escalated unless someone decided it (see deadline.ts); null: no deadline. */
+  deadlineAt?: Date | null;
+  deadlineAction?: DeadlineAction | null;
+  /** The decline reason the model reads at the deadline; null: derived from the duration. */
+  deadlineReason?: string | null;
+  /** When the deadline escalated the call (to `assignedToRole`). */
+  escalatedAt?: Date | null;
+  assignedToRole?: string | null;
 }
 
 export type NewPendingCall = Omit<
   PendingCall,
-  'status' | 'output' | 'resumeData' | 'decisionReason' | 'decidedBy' | 'decidedAt' | 'createdAt'
->;
+  'status' | 'output' | 'resumeData' | 'decisionReason' | 'decidedBy' | 'decidedAt' | 'createdAt' | 'deadlineAt' | 'escalatedAt' | 'assignedToRole'
+> & {
+  /** A deadline this long after the row is stored (database time), in ms. */
+  deadlineAfterMs?: number | null;
+};
 
 /**
  * A claim: one statement that compare-and-sets the pending row, appends the decision record,
@@ -180,6 +192,12 @@ export interface ClaimInput {
   leaseMs: number;
   /** Chunks appended to the top-level run's log when (and only when) the claim wins. */
   topEvents?: AgentChunk[];
+  /**
+   * The deadline's claim (a decline by the system, see deadline.ts): the row must have a `decline`
+   * deadline that has passed (database time); four-eyes does not apply; the decision is recorded with
+   * actor `system`. A person's decision and the deadline race on this same compare-and-set.
+   */
+  byDeadline?: boolean;
 }
 
 /** What a winning claim returns. */

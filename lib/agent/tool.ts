@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { checkToolDeadline, type ToolDeadline } from './deadline';
 
 /** Identity of whoever acts: an end user (`user`), a reviewer or an admin. */
 export interface Actor {
@@ -64,6 +65,8 @@ export interface ToolConfig<
   resumeSchema?: RES;
   requireApproval?: ApprovalPolicy<z.infer<IN>>;
   approvers?: Approvers;
+  /** What happens when nobody decided a call of this tool in time (approvals only; see deadline.ts). */
+  deadline?: ToolDeadline;
   execute: (
     input: z.infer<IN>,
     context: ToolExecutionContext<z.infer<SUS>, z.infer<RES>>,
@@ -80,6 +83,7 @@ export interface Tool {
   resumeSchema?: z.ZodType;
   requireApproval?: ApprovalPolicy<any>;
   approvers: Approvers;
+  deadline?: ToolDeadline;
   execute: (input: any, context: ToolExecutionContext<any, any>) => Promise<unknown> | unknown;
 }
 
@@ -91,6 +95,9 @@ export interface Tool {
  * @param config.requireApproval `true`, or a (possibly async) function of `(args, { requestContext })`
  *   that may only add approval (behaviour §2)
  * @param config.approvers `'requester'` (default) or `'reviewer'` (four-eyes)
+ * @param config.deadline `{ afterMs, action: 'decline' | 'escalate', reason? }`: a call waiting for
+ *   approval that nobody decided within `afterMs` is declined (the model reads `reason`, default
+ *   "No reviewer decided within …") or escalated to admins with the deadline extended once
  * @param config.execute runs once per approved call; may `return context.agent.suspend(payload)`
  * @returns the tool, to put in an agent's `tools`
  */
@@ -100,5 +107,6 @@ export function createTool<
   SUS extends z.ZodType = z.ZodType,
   RES extends z.ZodType = z.ZodType,
 >(config: ToolConfig<IN, OUT, SUS, RES>): Tool {
+  checkToolDeadline(config.id, config.deadline);
   return { ...config, approvers: config.approvers ?? 'requester' };
 }

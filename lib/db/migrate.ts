@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { Logger, runMigrations } from 'graphile-worker';
 import pg from 'pg';
 
 /** Same lock id as `prisma migrate`, so our runner and Prisma's never migrate at the same time. */
@@ -11,6 +12,9 @@ const PRISMA_ADVISORY_LOCK = 72707369;
  * in name order, each in its own transaction. Works offline (no Prisma schema engine) and keeps
  * Prisma's `_prisma_migrations` bookkeeping (sha256 checksum of the file), so `prisma migrate
  * deploy` and `prisma migrate status` agree with it.
+ *
+ * Then installs or upgrades the job queue's schema (`graphile_worker`, graphile-worker's own
+ * migrations), so jobs can be added — and the deadline trigger schedule them — before a worker starts.
  *
  * @param databaseUrl PostgreSQL URL
  * @param migrationsDir folder holding the migration folders (default `prisma/migrations`)
@@ -65,9 +69,22 @@ export async function migrate(databaseUrl: string, migrationsDir = path.resolve(
       }
       appliedNow.push(name);
     }
+    await migrateJobQueue(databaseUrl);
     return appliedNow;
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [PRISMA_ADVISORY_LOCK]).catch(() => {});
     await client.end();
+  }
+}
+
+/** graphile-worker's schema migrations, quietly (errors still throw). */
+async function migrateJobQueue(databaseUrl: string) {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 1 });
+  pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
+  try {
+    await runMigrations({ pgPool: pool, logger: new Logger(() => () => {}) });
+  } finally {
+    await pool.end();
   }
 }

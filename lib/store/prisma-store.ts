@@ -80,6 +80,11 @@ export function toPendingCall(row: PendingRow): PendingCall {
     decidedBy: row.decidedBy,
     decidedAt: row.decidedAt,
     createdAt: row.createdAt,
+    deadlineAt: row.deadlineAt ?? null,
+    deadlineAction: (row.deadlineAction as PendingCall['deadlineAction']) ?? null,
+    deadlineReason: row.deadlineReason ?? null,
+    escalatedAt: row.escalatedAt ?? null,
+    assignedToRole: row.assignedToRole ?? null,
   };
 }
 
@@ -129,6 +134,11 @@ export const pendingColumns = (alias: string) =>
       'decided_by AS "decidedBy"',
       'decided_at AS "decidedAt"',
       'created_at AS "createdAt"',
+      'deadline_at AS "deadlineAt"',
+      'deadline_action AS "deadlineAction"',
+      'deadline_reason AS "deadlineReason"',
+      'escalated_at AS "escalatedAt"',
+      'assigned_to_role AS "assignedToRole"',
     ]
       .map((column) => `${alias}.${column}`)
       .join(', '),
@@ -136,7 +146,13 @@ export const pendingColumns = (alias: string) =>
 
 /** A pending row read through `json_agg` (timestamps arrive as text). */
 const pendingFromJson = (call: PendingRow) =>
-  toPendingCall({ ...call, createdAt: new Date(call.createdAt), decidedAt: call.decidedAt && new Date(call.decidedAt) });
+  toPendingCall({
+    ...call,
+    createdAt: new Date(call.createdAt),
+    decidedAt: call.decidedAt && new Date(call.decidedAt),
+    deadlineAt: call.deadlineAt && new Date(call.deadlineAt),
+    escalatedAt: call.escalatedAt && new Date(call.escalatedAt),
+  });
 
 /** A run's columns under the names Prisma gives them, for raw statements. */
 const runColumns = (alias: string) =>
@@ -176,13 +192,21 @@ const insertPendingCalls = (calls: NewPendingCall[], status: 'pending' | 'waitin
     root_run_id: call.rootRunId,
     root_tool_call_id: call.rootToolCallId,
     child_run_id: call.childRunId,
+    deadline_action: call.deadlineAfterMs ? call.deadlineAction : null,
+    deadline_reason: call.deadlineAfterMs ? call.deadlineReason : null,
+    // Not a column: the deadline is this long after the statement's time (the database's clock).
+    deadline_after_ms: call.deadlineAfterMs ?? null,
   }));
   return Prisma.sql`
   INSERT INTO pending_tool_calls (id, run_id, tool_call_id, kind, status, tool_name, args, fingerprint, approvers, policy,
-    suspend_payload, resume_schema, thread_id, resource_id, requested_by, agent_id, chain, root_run_id, root_tool_call_id, child_run_id)
-  SELECT id, run_id, tool_call_id, kind, status, tool_name, args, fingerprint, approvers, policy,
-    suspend_payload, resume_schema, thread_id, resource_id, requested_by, agent_id, chain, root_run_id, root_tool_call_id, child_run_id
-  FROM jsonb_populate_recordset(NULL::pending_tool_calls, ${jsonb(rows)})`;
+    suspend_payload, resume_schema, thread_id, resource_id, requested_by, agent_id, chain, root_run_id, root_tool_call_id, child_run_id,
+    deadline_at, deadline_action, deadline_reason)
+  SELECT p.id, p.run_id, p.tool_call_id, p.kind, p.status, p.tool_name, p.args, p.fingerprint, p.approvers, p.policy,
+    p.suspend_payload, p.resume_schema, p.thread_id, p.resource_id, p.requested_by, p.agent_id, p.chain, p.root_run_id, p.root_tool_call_id, p.child_run_id,
+    now() + make_interval(secs => (e.row ->> 'deadline_after_ms')::float8 / 1000), p.deadline_action, p.deadline_reason
+  FROM jsonb_array_elements(${jsonb(rows)}) WITH ORDINALITY AS e(row, n)
+  CROSS JOIN LATERAL jsonb_populate_record(NULL::pending_tool_calls, e.row) AS p
+  ORDER BY e.n`;
 };
 
 /**
@@ -395,6 +419,7 @@ export class PrismaAgentStore implements AgentStore {
     const editedArgs = input.edited ? jsonb(input.edited.args) : Prisma.sql`NULL::jsonb`;
     const editedFingerprint = input.edited?.fingerprint ?? null;
     const resumeData = input.resumeData === null || input.resumeData === undefined ? Prisma.sql`NULL::jsonb` : jsonb(input.resumeData);
+    const byDeadline = input.byDeadline === true;
     const rows = await this.db.$queryRaw<(PendingRow & { topMessageId: string; run: RunRow })[]>`
       WITH root AS (
         SELECT id, message_id FROM runs
@@ -425,7 +450,11 @@ export class PrismaAgentStore implements AgentStore {
           AND c.kind = ${input.kind}
           AND c.agent_id || ' ' || c.tool_name = ANY(${input.executable}::text[])
           -- Four-eyes, as Agent's authorize(): a reviewer-only call needs a reviewer who did not ask for it.
-          AND (c.approvers <> 'reviewer' OR (${actor.role} <> 'user' AND ${actor.id} <> c.resource_id AND ${actor.id} <> c.requested_by))
+          -- The deadline's claim is not a person's: it needs a decline deadline that has passed instead.
+          AND CASE WHEN ${byDeadline}::boolean
+            THEN c.deadline_action = 'decline' AND c.deadline_at <= now()
+            ELSE (c.approvers <> 'reviewer' OR (${actor.role} <> 'user' AND ${actor.id} <> c.resource_id AND ${actor.id} <> c.requested_by))
+          END
           AND (${input.fingerprint ?? null}::text IS NULL OR c.fingerprint = ${input.fingerprint ?? null})
       ),
       claimed AS (
@@ -439,7 +468,8 @@ export class PrismaAgentStore implements AgentStore {
       decision AS (
         INSERT INTO decisions (id, pending_call_id, run_id, tool_call_id, kind, approved, reason, actor_id, actor_role,
           fingerprint, args, edited_args, edited_fingerprint, resume_data)
-        SELECT ${input.decisionId}, t.id, t.run_id, t.tool_call_id, ${decisionKind}, ${approved}::boolean, ${input.reason}, ${actor.id}, ${actor.role},
+        SELECT ${input.decisionId}, t.id, t.run_id, t.tool_call_id, ${decisionKind}, ${approved}::boolean, ${input.reason}, ${actor.id},
+          CASE WHEN ${byDeadline}::boolean THEN 'system' ELSE ${actor.role} END,
           t.fingerprint, t.args, ${editedArgs}, ${editedFingerprint}::text, ${resumeData}
         FROM claimed c JOIN target t ON t.id = c.id
       ),

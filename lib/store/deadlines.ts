@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto';
+import { ESCALATION_ROLE, SYSTEM_ACTOR_ID } from '@/lib/agent/deadline';
+import type { PrismaClient } from '@/lib/generated/prisma/client';
+
+/** A pending call as the deadline job reads it. */
+export interface DeadlineTarget {
+  id: string;
+  status: string;
+  rootRunId: string;
+  /** The top-level run's agent: the one whose `expireDeadline` declines the call. */
+  rootAgentId: string;
+  deadlineAt: Date | null;
+  deadlineAction: 'decline' | 'escalate' | null;
+  deadlineReason: string | null;
+  escalatedAt: Date | null;
+  createdAt: Date;
+}
+
+/** One read: the call and its top-level run's agent; null when the row is gone. */
+export async function loadDeadlineTarget(db: PrismaClient, pendingCallId: string): Promise<DeadlineTarget | null> {
+  const [row] = await db.$queryRaw<DeadlineTarget[]>`
+    SELECT p.id, p.status, p.root_run_id AS "rootRunId", r.agent_id AS "rootAgentId", p.deadline_at AS "deadlineAt",
+      p.deadline_action AS "deadlineAction", p.deadline_reason AS "deadlineReason", p.escalated_at AS "escalatedAt", p.created_at AS "createdAt"
+    FROM pending_tool_calls p JOIN runs r ON r.id = p.root_run_id
+    WHERE p.id = ${pendingCallId}`;
+  return row ?? null;
+}
+
+/**
+ * Escalates a call at its deadline, once, in one statement: compare-and-set on the row (still
+ * `pending`, action `escalate`, not escalated, the deadline read is the row's and has passed) that
+ * assigns it to admins and extends its deadline once by the span it already waited (then it is
+ * declined), plus an `escalation` record by actor `system` in the audit. The row's update fires the
+ * live update (NOTIFY) and schedules the new deadline's job (trigger).
+ *
+ * @param input.deadlineAt the deadline as read (the compare-and-set's expected value)
+ * @param input.reason the audit reason
+ * @returns true when this call escalated it; false when it was decided, escalated or moved meanwhile
+ */
+export async function escalatePendingCall(db: PrismaClient, input: { pendingCallId: string; deadlineAt: Date; reason: string }): Promise<boolean> {
+  const rows = await db.$queryRaw<{ id: string }[]>`
+    WITH escalated AS (
+      UPDATE pending_tool_calls p SET
+        escalated_at = now(), assigned_to_role = ${ESCALATION_ROLE},
+        deadline_at = now() + (p.deadline_at - p.created_at), deadline_action = 'decline'
+      WHERE p.id = ${input.pendingCallId} AND p.status = 'pending' AND p.deadline_action = 'escalate' AND p.escalated_at IS NULL
+        AND p.deadline_at = ${input.deadlineAt.toISOString()}::timestamptz AND p.deadline_at <= now()
+      RETURNING p.id, p.run_id, p.tool_call_id, p.fingerprint, p.args
+    ),
+    decision AS (
+      INSERT INTO decisions (id, pending_call_id, run_id, tool_call_id, kind, approved, reason, actor_id, actor_role, fingerprint, args)
+      SELECT ${randomUUID()}, e.id, e.run_id, e.tool_call_id, 'escalation', NULL, ${input.reason}, ${SYSTEM_ACTOR_ID}, 'system', e.fingerprint, e.args
+      FROM escalated e
+    )
+    SELECT id FROM escalated`;
+  return rows.length === 1;
+}
+
+/** Calls whose deadline passed more than `graceMs` ago and still wait: their job was lost or is late (a backstop for the sweep). */
+export async function listOverdueDeadlines(db: PrismaClient, input: { graceMs: number; limit: number }): Promise<string[]> {
+  const rows = await db.$queryRaw<{ id: string }[]>`
+    SELECT id FROM pending_tool_calls
+    WHERE status = 'pending' AND deadline_at IS NOT NULL AND deadline_at < now() - make_interval(secs => ${input.graceMs / 1000})
+    ORDER BY deadline_at
+    LIMIT ${input.limit}`;
+  return rows.map((row) => row.id);
+}
