@@ -27,7 +27,8 @@ export interface AuditViewProps {
 
 function outcome(entry: AuditEntry): { label: string; tone: 'accent' | 'neutral' } {
   if (entry.kind === 'resume') return { label: 'Answered', tone: 'neutral' };
-  if (entry.kind === 'decline') return { label: 'Declined', tone: 'neutral' };
+  if (entry.kind === 'decline') return { label: entry.actorRole === 'system' ? 'Declined at deadline' : 'Declined', tone: 'neutral' };
+  if (entry.kind === 'escalation') return { label: 'Escalated to admins', tone: 'neutral' };
   return { label: entry.editedArgs ? 'Approved with edits' : 'Approved', tone: 'accent' };
 }
 
@@ -62,6 +63,7 @@ export function AuditView({ entries, nextCursor, filters, people, viewer, model 
               <option value="approval">Approved</option>
               <option value="decline">Declined</option>
               <option value="resume">Answered</option>
+              <option value="escalation">Escalated</option>
             </select>
           </label>
           <Button type="submit" variant="primary" size="sm">

@@ -84,6 +84,7 @@ export function ApprovalCard({ data, tool, viewerId, people, acting, disabled, o
 
       <p className="mt-2 text-sm font-medium">{describeToolCall(data.toolName, data.args)}</p>
       <ArgsTable args={data.args} className="mt-2" />
+      {!decided && data.deadline ? <Deadline deadline={data.deadline} /> : null}
 
       {decided ? (
         <Outcome data={data} viewerId={viewerId} people={people} tool={tool} />
@@ -141,6 +142,24 @@ export function ApprovalCard({ data, tool, viewerId, people, acting, disabled, o
         </div>
       )}
     </section>
+  );
+}
+
+/** A waiting call's deadline: when it is declined or escalated, or that it was escalated to admins. */
+function Deadline({ deadline }: { deadline: NonNullable<ApprovalCardData['deadline']> }) {
+  return (
+    <p data-testid="approval-deadline" data-escalated={deadline.escalatedAt ? 'true' : undefined} className="mt-2 text-xs text-muted-foreground">
+      {deadline.escalatedAt ? (
+        <>
+          <strong className="font-medium text-foreground">Escalated to admins</strong> (no reviewer decided in time). Declined automatically at{' '}
+          <LocalTime iso={deadline.at} /> unless someone decides.
+        </>
+      ) : (
+        <>
+          {deadline.action === 'escalate' ? 'Escalated to admins' : 'Declined automatically'} at <LocalTime iso={deadline.at} /> unless someone decides.
+        </>
+      )}
+    </p>
   );
 }
 

@@ -67,7 +67,7 @@ function textLength(message: ChatMessage | undefined): number {
 /**
  * Whether the server's copy of the thread is ahead of ours, i.e. someone moved it on elsewhere (a
  * reviewer decided, a run continued): it has more messages, shows a card as decided that we show
- * as pending, or its last message has grown. Never true for a copy that is merely older, so a late
+ * as pending, shows a waiting card's deadline set, moved or escalated, or its last message has grown. Never true for a copy that is merely older, so a late
  * refresh cannot take back what this tab already streamed.
  */
 function serverIsAhead(client: ChatMessage[], server: ChatMessage[]): boolean {
@@ -77,6 +77,16 @@ function serverIsAhead(client: ChatMessage[], server: ChatMessage[]): boolean {
     message.parts.some((part) => isCardPart(part) && part.data.resumed === true && waiting.has(part.data.toolCallId)),
   );
   if (decidedThere) return true;
+  // A waiting card whose deadline was set, moved or escalated there (see lib/agent/deadline.ts).
+  const deadlines = new Map(
+    client.flatMap((message) => pendingCards(message).map((card) => [card.data.toolCallId, JSON.stringify('deadline' in card.data ? card.data.deadline : undefined)])),
+  );
+  const deadlineMoved = server.some((message) =>
+    pendingCards(message).some(
+      (card) => 'deadline' in card.data && card.data.deadline !== undefined && deadlines.has(card.data.toolCallId) && deadlines.get(card.data.toolCallId) !== JSON.stringify(card.data.deadline),
+    ),
+  );
+  if (deadlineMoved) return true;
   const [mine, theirs] = [client.at(-1), server.at(-1)];
   if (!mine || !theirs || mine.id !== theirs.id) return false;
   if (theirs.parts.length !== mine.parts.length) return theirs.parts.length > mine.parts.length;

@@ -52,6 +52,11 @@ export function InboxRowButton({
         <Icon className={cn('size-4 shrink-0', selected ? 'text-primary' : 'text-muted-foreground')} aria-hidden />
         <span className="truncate font-mono text-sm font-medium">{item.toolName}</span>
         <ApproverBadge item={item} />
+        {item.status === 'pending' && item.escalatedAt ? (
+          <Badge tone="accent" data-testid="inbox-escalated">
+            Escalated to {item.assignedToRole === 'admin' ? 'admins' : item.assignedToRole}
+          </Badge>
+        ) : null}
         <BidiWarning value={[item.args, item.suspendPayload]} compact />
         <RelativeTime iso={item.createdAt} className="ml-auto shrink-0 text-xs text-muted-foreground" />
       </span>

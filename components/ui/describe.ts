@@ -3,6 +3,8 @@
  * server and in the browser.
  */
 
+import { SYSTEM_ACTOR_ID } from '@/lib/agent/deadline';
+
 /** A person as the UI names them: display names are free text, so the (unique) email goes beside. */
 export interface Person {
   name: string;
@@ -129,6 +131,8 @@ export function summarizeArgs(rawArgs: unknown, max = 80): string {
  */
 export function personName(id: string | null | undefined, people: People, viewerId?: string): string {
   if (!id) return 'someone';
+  // Deadlines decide as the system (see lib/agent/deadline.ts).
+  if (id === SYSTEM_ACTOR_ID) return 'Countersign (deadline)';
   if (viewerId && id === viewerId) return 'you';
   const person = people[id];
   if (!person) return revealBidi(id);

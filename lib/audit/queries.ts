@@ -8,7 +8,7 @@ import { prisma } from '@/lib/store/db';
 export const auditQuerySchema = z.object({
   actorId: z.string().max(100).optional(),
   toolName: z.string().max(100).optional(),
-  kind: z.enum(['approval', 'decline', 'resume']).optional(),
+  kind: z.enum(['approval', 'decline', 'resume', 'escalation']).optional(),
   from: z.coerce.date().optional(),
   to: z.coerce.date().optional(),
   limit: z.coerce.number().int().min(1).max(500).default(100),
@@ -27,7 +27,8 @@ export interface AuditEntry {
   /** The actor's email (display names are free text; emails are unique); null for an unknown id. */
   actorEmail: string | null;
   actorRole: string;
-  kind: 'approval' | 'decline' | 'resume';
+  /** `escalation`: a deadline assigned the call to admins (actor `system`). */
+  kind: 'approval' | 'decline' | 'resume' | 'escalation';
   approved: boolean | null;
   reason: string | null;
   toolName: string;

@@ -204,6 +204,15 @@ function withDecisions(messages: ChatMessage[], calls: PendingRow[]): ChatMessag
     parts: message.parts.map((part) => {
       if ((part.type !== 'data-tool-call-approval' && part.type !== 'data-tool-call-suspended') || part.data.resumed) return part;
       const row = newest.get(`${part.data.runId} ${part.data.toolCallId}`);
+      if (row?.status === 'pending' && row.deadlineAt && row.deadlineAction && part.type === 'data-tool-call-approval') {
+        // A waiting call's deadline (and escalation), as it stands now.
+        const deadline: ApprovalCardData['deadline'] = {
+          at: row.deadlineAt.toISOString(),
+          action: row.deadlineAction as 'decline' | 'escalate',
+          ...(row.escalatedAt ? { escalatedAt: row.escalatedAt.toISOString(), assignedToRole: row.assignedToRole ?? 'admin' } : {}),
+        };
+        return { ...part, data: { ...part.data, deadline } };
+      }
       if (!row || row.status === 'pending' || !row.decidedBy || !row.decidedAt) return part;
       const decided = { by: row.decidedBy, at: row.decidedAt.toISOString() };
       if (part.type === 'data-tool-call-suspended') {

@@ -28,6 +28,12 @@ export interface InboxItem {
   chain: string[];
   /** ISO 8601 */
   createdAt: string;
+  /** When it is declined or escalated unless decided (ISO 8601), and which; null without a deadline. */
+  deadlineAt: string | null;
+  deadlineAction: 'decline' | 'escalate' | null;
+  /** Set once a deadline escalated it: when, and to whom (`admin`). */
+  escalatedAt: string | null;
+  assignedToRole: string | null;
 }
 
 export const inboxQuerySchema = z.object({
@@ -89,6 +95,10 @@ export async function listInbox(query: InboxQuery, db: PrismaClient = prisma()):
         agentId: call.agentId,
         chain: call.chain,
         createdAt: call.createdAt.toISOString(),
+        deadlineAt: call.deadlineAt?.toISOString() ?? null,
+        deadlineAction: call.deadlineAction ?? null,
+        escalatedAt: call.escalatedAt?.toISOString() ?? null,
+        assignedToRole: call.assignedToRole ?? null,
       };
     }),
     nextCursor: rows.length > query.limit ? encodeCursor(page.at(-1)!) : null,

@@ -56,12 +56,15 @@ export async function escalatePendingCall(db: PrismaClient, input: { pendingCall
   return rows.length === 1;
 }
 
-/** Calls whose deadline passed more than `graceMs` ago and still wait: their job was lost or is late (a backstop for the sweep). */
+/**
+ * Calls whose deadline passed more than `graceMs` ago and still wait on a run that can continue:
+ * their job was lost or is late (its worker died holding it). The sweep acts on them as a backstop.
+ */
 export async function listOverdueDeadlines(db: PrismaClient, input: { graceMs: number; limit: number }): Promise<string[]> {
   const rows = await db.$queryRaw<{ id: string }[]>`
-    SELECT id FROM pending_tool_calls
-    WHERE status = 'pending' AND deadline_at IS NOT NULL AND deadline_at < now() - make_interval(secs => ${input.graceMs / 1000})
-    ORDER BY deadline_at
+    SELECT p.id FROM pending_tool_calls p JOIN runs r ON r.id = p.root_run_id AND r.state IS NOT NULL
+    WHERE p.status = 'pending' AND p.deadline_at IS NOT NULL AND p.deadline_at < now() - make_interval(secs => ${input.graceMs / 1000})
+    ORDER BY p.deadline_at
     LIMIT ${input.limit}`;
   return rows.map((row) => row.id);
 }

@@ -13,6 +13,11 @@ export interface ApprovalCardData {
   chain?: string[];
   resumed?: true;
   decision?: { approved?: boolean; reason?: string; by: string; at: string; editedFrom?: unknown };
+  /**
+   * While it waits: its deadline (ISO 8601) and what happens then; `escalatedAt`/`assignedToRole` once
+   * the deadline escalated it. Added from the pending-call row when a thread is loaded.
+   */
+  deadline?: { at: string; action: 'decline' | 'escalate'; escalatedAt?: string; assignedToRole?: string };
 }
 
 /** `data` of the chat's question card part (`data-tool-call-suspended`). Source: behaviour §6. */

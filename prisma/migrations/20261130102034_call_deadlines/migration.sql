@@ -34,10 +34,11 @@ $$;
 CREATE TRIGGER "pending_tool_calls_deadline" AFTER INSERT OR UPDATE OF "deadline_at", "status" ON "pending_tool_calls"
   FOR EACH ROW EXECUTE FUNCTION "schedule_call_deadline"();
 
--- Live updates also when a call is escalated (its status stays `pending`).
+-- Live updates also when a call is escalated or its deadline set or moved (its status stays `pending`).
 CREATE OR REPLACE FUNCTION "notify_pending_tool_calls"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  IF TG_OP = 'INSERT' OR NEW."status" IS DISTINCT FROM OLD."status" OR NEW."escalated_at" IS DISTINCT FROM OLD."escalated_at" THEN
+  IF TG_OP = 'INSERT' OR NEW."status" IS DISTINCT FROM OLD."status" OR NEW."escalated_at" IS DISTINCT FROM OLD."escalated_at"
+     OR NEW."deadline_at" IS DISTINCT FROM OLD."deadline_at" THEN
     PERFORM pg_notify('countersign_pending', json_build_object(
       'id', NEW."id", 'rootRunId', NEW."root_run_id", 'threadId', NEW."thread_id", 'status', NEW."status")::text);
   END IF;
