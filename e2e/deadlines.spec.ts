@@ -8,7 +8,7 @@ import { ACCOUNTS, contextAs, expect, test } from './support';
 test.describe('deadlines', () => {
   test('a call nobody decided is declined at its deadline: the open chat shows the card declined with the reason, and the answer carries it', async ({ chat, db, page }) => {
     await chat.open();
-    await chat.send('delete record rec-51');
+    await chat.send('delete record rec-34');
     const card = chat.approvalCard('delete-record');
     await expect(card).toHaveAttribute('data-state', 'pending');
     const callId = (await card.getAttribute('data-card-id'))!;
@@ -28,7 +28,7 @@ test.describe('deadlines', () => {
     await expect(outcome).toContainText('No reviewer decided within 4 seconds, so it was declined automatically.');
     await expect(chat.lastAssistant()).toContainText('I did not run delete-record: No reviewer decided within 4 seconds');
     expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
-    expect(await db.recordExists('rec-51')).toBe(true);
+    expect(await db.recordExists('rec-34')).toBe(true);
     const decisions = await db.query(
       `SELECT d.kind, d.actor_id, d.actor_role, d.reason FROM decisions d JOIN pending_tool_calls p ON p.id = d.pending_call_id WHERE p.root_tool_call_id = $1`,
       [callId],

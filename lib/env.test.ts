@@ -43,6 +43,13 @@ describe('parseEnv', () => {
       model: { provider: 'local', modelId: 'scripted' },
     });
   });
+
+  it('runs the job worker in process unless JOBS_IN_PROCESS says false, and refuses a value it cannot read', () => {
+    expect(parseEnv({})).toMatchObject({ JOBS_IN_PROCESS: true, JOBS_CONCURRENCY: 5 });
+    expect(parseEnv({ JOBS_IN_PROCESS: 'false', JOBS_CONCURRENCY: '2' })).toMatchObject({ JOBS_IN_PROCESS: false, JOBS_CONCURRENCY: 2 });
+    expect(problemsOf({ JOBS_IN_PROCESS: 'no' })).toContain('JOBS_IN_PROCESS="no" is not valid');
+    expect(problemsOf({ JOBS_CONCURRENCY: '0' })).toContain('JOBS_CONCURRENCY="0" is not valid (below 1)');
+  });
 });
 
 describe('the model configuration', () => {
