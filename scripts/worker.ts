@@ -9,7 +9,20 @@ if (!config.DATABASE_URL) {
   console.error('DATABASE_URL is not set: the worker needs the PostgreSQL the servers use.');
   process.exit(1);
 }
-const worker = await startJobWorker({ databaseUrl: config.DATABASE_URL, concurrency: config.JOBS_CONCURRENCY, handleSignals: true });
+const worker = await startJobWorker({ databaseUrl: config.DATABASE_URL, concurrency: config.JOBS_CONCURRENCY });
 console.log(`[jobs] worker running (${config.JOBS_CONCURRENCY} at once)`);
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    worker.stop().then(
+      () => process.exit(0),
+      (error) => {
+        console.error('[jobs] worker did not stop cleanly:', error);
+        process.exit(1);
+      },
+    );
+  });
+}
 await worker.promise;
-process.exit(0);

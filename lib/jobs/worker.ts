@@ -31,13 +31,11 @@ export interface JobWorker {
  * @param input.databaseUrl PostgreSQL URL
  * @param input.concurrency jobs run at once by this worker
  * @param input.tasks the task list (default: the app's, lib/jobs/tasks.ts)
- * @param input.handleSignals let graphile-worker stop on SIGINT/SIGTERM (a standalone worker)
  */
 export async function startJobWorker(input: {
   databaseUrl: string;
   concurrency: number;
   tasks?: TaskList;
-  handleSignals?: boolean;
 }): Promise<JobWorker> {
   const pool = new pg.Pool(poolConfig(input.databaseUrl, input.concurrency + 2));
   // An idle connection that drops (database restart) is replaced on next use; say so, do not crash.
@@ -47,7 +45,8 @@ export async function startJobWorker(input: {
   const runner: Runner = await run({
     pgPool: pool,
     concurrency: input.concurrency,
-    noHandleSignals: !input.handleSignals,
+    // The process decides what a signal does (next's server, scripts/worker.ts): stop() on shutdown.
+    noHandleSignals: true,
     // Jobs due in the future (deadlines, the next sweep) are found by polling; new ones by NOTIFY.
     pollInterval: 500,
     logger: quietLogger,

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../../lib/agent/agent';
@@ -198,5 +199,36 @@ describe('deadlines', () => {
     expect(decided.decisions.map((decision) => decision.kind)).toEqual(['escalation', 'decline']);
     expect(decided.decisionReason).toMatch(/^No reviewer or admin decided within \d seconds \(escalated to admins/);
     expect(executions).not.toContain('esc');
+  });
+});
+
+describe('npm run worker', () => {
+  it('a worker process of its own (the web servers running no worker) declines a call at its deadline', async () => {
+    // Only the separate process works from here on.
+    await Promise.all(servers.map((s) => s.stop()));
+    const rt = await createRuntime();
+    closers.push(rt.close);
+    const started = await rt.agent.stream('delete record rec-22', { threadId: newThreadId(), resourceId: user.id });
+    await collect(started.fullStream);
+    const row = await rt.db.pendingToolCall.findFirstOrThrow({ where: { runId: started.runId } });
+
+    const child = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'scripts/worker.ts'], {
+      env: { ...process.env, DATABASE_URL: databaseUrl(), JOBS_CONCURRENCY: '2', NODE_ENV: 'test' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      let output = '';
+      child.stdout!.on('data', (data) => (output += data));
+      await expect.poll(() => output, { timeout: 20_000 }).toContain('[jobs] worker running');
+      await rt.db.$executeRaw`UPDATE pending_tool_calls SET deadline_at = now() + interval '1 second', deadline_action = 'decline' WHERE id = ${row.id}`;
+      await expect.poll(async () => (await rt.db.pendingToolCall.findUniqueOrThrow({ where: { id: row.id } })).status, { timeout: 15_000 }).toBe('declined');
+      await expect.poll(async () => (await rt.db.run.findUniqueOrThrow({ where: { id: started.runId } })).status, { timeout: 15_000 }).toBe('completed');
+      expect(await rt.db.record.count({ where: { id: 'rec-22' } })).toBe(1);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    // SIGTERM stops it cleanly.
+    expect(await exited).toBe(0);
   });
 });
