@@ -171,6 +171,22 @@ describe('deadlines', () => {
     expect(declined).toBeGreaterThanOrEqual(40);
   });
 
+  it('the deadline claims nothing before its time, nor a call without a deadline', async () => {
+    const [a] = servers;
+    const timed = await a.agent.generate('/tool timed {"n":"early"}', { threadId: newThreadId(), resourceId: user.id });
+    const row = await a.db.pendingToolCall.findFirstOrThrow({ where: { runId: timed.runId } });
+    expect(await a.agent.expireDeadline({ runId: timed.runId, pendingCallId: row.id, reason: 'too early' })).toBeNull();
+    const rt = await createRuntime();
+    closers.push(rt.close);
+    const plain = await rt.agent.generate('delete record rec-23', { threadId: newThreadId(), resourceId: user.id });
+    const plainRow = await rt.db.pendingToolCall.findFirstOrThrow({ where: { runId: plain.runId } });
+    expect(plainRow.deadlineAt).toBeNull();
+    expect(await rt.agent.expireDeadline({ runId: plain.runId, pendingCallId: plainRow.id, reason: 'no deadline' })).toBeNull();
+    for (const id of [row.id, plainRow.id]) {
+      expect(await a.db.pendingToolCall.findUniqueOrThrow({ where: { id }, include: { decisions: true } })).toMatchObject({ status: 'pending', decisions: [] });
+    }
+  });
+
   it('a late decision after the deadline declined the call gets ALREADY_DECIDED naming the system', async () => {
     const run = await servers[0].agent.generate('/tool timed-custom {"n":"late"}', { threadId: newThreadId(), resourceId: user.id });
     const toolCallId = run.suspendedToolCalls[0].toolCallId;
