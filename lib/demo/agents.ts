@@ -47,9 +47,3 @@ export function registerDemoAgents(registry: AgentRegistry): { defaultAgentId: s
     .register(dataAgent);
   return { defaultAgentId: opsAgent.id };
 }
-
-/** The app's agent by id, or undefined (the job worker's registry lookup). */
-export function findAgent(agentId: string): Agent | undefined {
-  agents ??= build();
-  return agents.get(agentId);
-}

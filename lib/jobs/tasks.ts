@@ -60,11 +60,20 @@ export function createTasks(deps: TaskDeps): TaskList {
 
 /** The app's tasks: its Prisma client, store and agent registry (server code; loads the agents). */
 export async function appTasks(): Promise<TaskList> {
-  const [{ prisma }, { PrismaAgentStore }, { findAgent }] = await Promise.all([
+  const [{ prisma }, { PrismaAgentStore }, { getAgent }, { AgentError }] = await Promise.all([
     import('@/lib/store/db'),
     import('@/lib/store/prisma-store'),
-    import('@/lib/demo/agents'),
+    import('@/lib/runs/agents'),
+    import('@/lib/agent/errors'),
     import('./notification-handlers'),
   ]);
-  return createTasks({ db: prisma(), store: new PrismaAgentStore(prisma()), agent: findAgent });
+  const agent = (agentId: string) => {
+    try {
+      return getAgent(agentId);
+    } catch (error) {
+      if (error instanceof AgentError && error.code === 'UNKNOWN_AGENT') return undefined;
+      throw error;
+    }
+  };
+  return createTasks({ db: prisma(), store: new PrismaAgentStore(prisma()), agent });
 }
