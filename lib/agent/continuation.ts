@@ -43,7 +43,8 @@ export async function continueAfterClaim(owner: AgentSpec, segment: Segment, cla
   if (chunks.own) ctx.unsaved.push(chunks.own);
   // Save, then publish, here too: a reload or a crash while the tool runs still shows the decision.
   if (!options.saved) await owner.store.appendEvents({ runId: segment.topRunId, chunks: chunks.top });
-  for (const chunk of chunks.top) segment.channel.push(chunk);
+  // What the claim saved is what is published, when the claim built the chunks itself.
+  for (const chunk of claimed.events ?? chunks.top) segment.channel.push(chunk);
 
   const call: StepCall = { toolCallId: row.toolCallId, toolName: row.toolName, args: decision.args };
   let next: RunRecord | null;

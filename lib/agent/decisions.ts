@@ -57,6 +57,11 @@ interface ClaimPlan {
   continuation: (row: PendingCall, at: string) => ContinueDecision;
   /** The deadline's claim of this row (ClaimInput.byDeadline); claiming nothing throws ALREADY_DECIDED without reads. */
   byDeadline?: { pendingCallId: string };
+  /**
+   * Without `known`: the decision as shown on cards, given the decision time (ISO 8601); the claim
+   * builds and saves the decision's chunks from it in the same statement.
+   */
+  summary?: (at: string) => DecisionSummary;
 }
 
 /**
@@ -80,6 +85,7 @@ export async function expireDeadline(spec: AgentSpec, input: { runId: string; pe
       resumeData: null,
       byDeadline: { pendingCallId: input.pendingCallId },
       continuation: (row, at) => ({ approved: false, args: row.args, reason: input.reason, decision: decision(at) }),
+      summary: decision,
     },
   ).catch((error: unknown) => {
     if (error instanceof AgentError && error.code === 'ALREADY_DECIDED') return null;
@@ -184,6 +190,7 @@ export async function decide(spec: AgentSpec, input: DecisionInput & { approved:
       reason,
       resumeData: null,
       continuation: (row, at) => ({ approved: input.approved, args: row.args, reason: reason ?? undefined, decision: decision(undefined, at) }),
+      summary: (at) => decision(undefined, at),
     });
   }
   // Edited arguments are validated against the tool's inputSchema before anything is claimed.
@@ -211,9 +218,11 @@ export async function decide(spec: AgentSpec, input: DecisionInput & { approved:
 
 /**
  * Claims the call a decision addresses and launches its continuation. Unless the caller had to
- * read the row first (`known`: to validate edited args or an answer), the claim is the first
- * statement: it compare-and-sets the row (open, of this kind, executable here, the actor eligible,
- * the fingerprint as seen), and only when it claimed nothing do the reads run that say why.
+ * read the row first (`known`: to validate edited args or an answer), the claim is the first and
+ * only statement before the tool runs: it compare-and-sets the row (open, of this kind, executable
+ * here, the actor eligible, the fingerprint as seen), records the decision, takes the run's lease,
+ * returns the run's state and appends the decision's chunks (`start`, `tool-call-resumed`), which
+ * are published only after it committed. Only when it claimed nothing do the reads run that say why.
  *
  * @throws AgentError NO_SNAPSHOT_FOUND, TOOL_CALL_NOT_SUSPENDED, AMBIGUOUS_TOOL_CALL, ALREADY_DECIDED,
  *   WRONG_KIND, UNKNOWN_TOOL, FOUR_EYES, FINGERPRINT_MISMATCH
@@ -252,13 +261,16 @@ async function claimAndContinue(spec: AgentSpec, input: DecisionInput, how: Clai
     const continuation = how.continuation(row, at);
     return launch(spec, top, (segment) => continueAfterClaim(owner, segment, claimed, continuation, { saved: true }));
   }
+  if (!how.summary) throw new Error('A claim without a read row needs the decision summary');
+  // The decision's chunks are built from the row by the claim itself and commit with it (save, then publish).
+  const summary = how.summary(at);
   let claimed: Claimed | null = null;
   if (how.byDeadline) {
-    claimed = await claim({ pendingCallId: how.byDeadline.pendingCallId, byDeadline: true });
+    claimed = await claim({ pendingCallId: how.byDeadline.pendingCallId, byDeadline: true, decision: summary });
     if (!claimed) throw new AgentError('ALREADY_DECIDED', 'The call was decided before its deadline, or its deadline moved.');
   }
   for (let attempt = 1; !claimed; attempt += 1) {
-    claimed = await claim({});
+    claimed = await claim({ decision: summary });
     if (claimed) break;
     await explainRefusal(spec, input, how.kind);
     // The reads found the call decidable after all: it changed in between (e.g. asked again); claim anew.
@@ -267,7 +279,7 @@ async function claimAndContinue(spec: AgentSpec, input: DecisionInput, how: Clai
   const owner = findSpec(spec, claimed.call.agentId)!;
   const top = { id: input.runId, messageId: claimed.topMessageId };
   const continuation = how.continuation(claimed.call, at);
-  return launch(spec, top, (segment) => continueAfterClaim(owner, segment, claimed, continuation, { saved: false }));
+  return launch(spec, top, (segment) => continueAfterClaim(owner, segment, claimed, continuation, { saved: true }));
 }
 
 /**

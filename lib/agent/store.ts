@@ -1,5 +1,5 @@
 import type { ModelMessage } from 'ai';
-import type { AgentChunk } from './chunks';
+import type { AgentChunk, DecisionSummary } from './chunks';
 import type { DeadlineAction } from './deadline';
 import type { Actor, Approvers, RequestContext } from './tool';
 
@@ -198,6 +198,13 @@ export interface ClaimInput {
    * actor `system`. A person's decision and the deadline race on this same compare-and-set.
    */
   byDeadline?: boolean;
+  /**
+   * Instead of `topEvents`, for a caller that has not read the row: the statement itself builds
+   * the decision's top-level chunks from the row it claims — `start` (the top-level run's message)
+   * and `tool-call-resumed` with this summary, readdressed to the top for a sub-agent's call, as
+   * `decisionChunks` (pending.ts) builds them — appends them and returns them as `Claimed.events`.
+   */
+  decision?: DecisionSummary;
 }
 
 /** What a winning claim returns. */
@@ -208,6 +215,8 @@ export interface Claimed {
   run: RunRecord;
   /** The top-level run's assistant message. */
   topMessageId: string;
+  /** The chunks the claim appended to the top-level run's log (when it was given `decision`), in order. */
+  events?: AgentChunk[];
 }
 
 /** A run without its (large) state, as a decision target. */

@@ -1,6 +1,6 @@
 import type { ModelMessage } from 'ai';
 import { randomUUID } from 'node:crypto';
-import type { AgentChunk } from '@/lib/agent/chunks';
+import type { AgentChunk, DecisionSummary } from '@/lib/agent/chunks';
 import type {
   AgentStore,
   CallOutcome,
@@ -229,6 +229,37 @@ const closeOneCall = (runId: Prisma.Sql) => Prisma.sql`
 type ContinuationRow = RunRow & { continues: boolean };
 
 /**
+ * CTEs `chunks` and `events` of a claim (after `root` and `claimed`): the decision's top-level chunks
+ * built from the row as claimed, exactly as `decisionChunks` (lib/agent/pending.ts) builds them —
+ * `start` with the top-level run's message, then `tool-call-resumed` with `decision`; a sub-agent's
+ * call surfaces under its qualified id, its own id as `leafToolCallId` — and their insert. Built here
+ * so that the claim, the decision record and the events to publish commit in one statement.
+ */
+const decisionEvents = (decision: DecisionSummary) => Prisma.sql`
+  chunks AS (
+    SELECT 1 AS n, jsonb_build_object('type', 'start', 'runId', root.id, 'from', 'AGENT',
+      'payload', jsonb_build_object('messageId', root.message_id, 'threadId', c."threadId")) AS chunk
+    FROM claimed c CROSS JOIN root
+    UNION ALL
+    SELECT 2, jsonb_build_object('type', 'tool-call-resumed', 'runId', root.id, 'from', 'AGENT',
+      'payload', jsonb_build_object(
+        'toolCallId', CASE WHEN c."runId" = root.id THEN c."toolCallId" ELSE c."rootToolCallId" END,
+        'toolName', c."toolName",
+        'kind', CASE WHEN c.kind = 'suspension' THEN 'suspension' ELSE 'approval' END,
+        'args', c.args,
+        'resumeSchema', c."resumeSchema",
+        'fingerprint', c.fingerprint,
+        'approvers', c.approvers,
+        'chain', c.chain,
+        'decision', ${jsonb(decision)}
+      )
+      || CASE WHEN c.kind = 'suspension' THEN jsonb_build_object('suspendPayload', c."suspendPayload") ELSE '{}'::jsonb END
+      || CASE WHEN c."runId" = root.id THEN '{}'::jsonb ELSE jsonb_build_object('leafToolCallId', c."toolCallId") END)
+    FROM claimed c CROSS JOIN root
+  ),
+  events AS (INSERT INTO run_events (run_id, chunk) SELECT root.id, chunk FROM chunks CROSS JOIN root ORDER BY n)`;
+
+/**
  * The runtime's store on PostgreSQL via Prisma. Each write is one SQL statement (see above);
  * claims are compare-and-set updates so exactly one decision wins across processes. Source: behaviour §5, §10.
  */
@@ -420,7 +451,7 @@ export class PrismaAgentStore implements AgentStore {
     const editedFingerprint = input.edited?.fingerprint ?? null;
     const resumeData = input.resumeData === null || input.resumeData === undefined ? Prisma.sql`NULL::jsonb` : jsonb(input.resumeData);
     const byDeadline = input.byDeadline === true;
-    const rows = await this.db.$queryRaw<(PendingRow & { topMessageId: string; run: RunRow })[]>`
+    const rows = await this.db.$queryRaw<(PendingRow & { topMessageId: string; run: RunRow; events: AgentChunk[] | null })[]>`
       WITH root AS (
         SELECT id, message_id FROM runs
         WHERE id = ${input.rootRunId} AND agent_id = ${input.agentId} AND parent_run_id IS NULL AND state IS NOT NULL
@@ -477,13 +508,14 @@ export class PrismaAgentStore implements AgentStore {
         UPDATE runs SET lease_expires_at = now() + make_interval(secs => ${seconds(input.leaseMs)})
         WHERE id = ${input.rootRunId} AND EXISTS (SELECT 1 FROM claimed)
       ),
-      events AS (${insertEvents(input.rootRunId, input.topEvents ?? [], Prisma.sql`EXISTS (SELECT 1 FROM claimed)`)})
-      SELECT c.*, root.message_id AS "topMessageId", (SELECT to_jsonb(x) FROM (SELECT ${runColumns('r')}) x) AS run
+      ${input.decision ? decisionEvents(input.decision) : Prisma.sql`events AS (${insertEvents(input.rootRunId, input.topEvents ?? [], Prisma.sql`EXISTS (SELECT 1 FROM claimed)`)})`}
+      SELECT c.*, root.message_id AS "topMessageId", (SELECT to_jsonb(x) FROM (SELECT ${runColumns('r')}) x) AS run,
+        ${input.decision ? Prisma.sql`(SELECT jsonb_agg(chunk ORDER BY n) FROM chunks)` : Prisma.sql`NULL::jsonb`} AS events
       FROM claimed c CROSS JOIN root JOIN runs r ON r.id = c."runId"`;
     const [row] = rows;
     if (!row) return null;
-    const { topMessageId, run, ...call } = row;
-    return { call: toPendingCall(call), run: toRunRecord(run), topMessageId };
+    const { topMessageId, run, events, ...call } = row;
+    return { call: toPendingCall(call), run: toRunRecord(run), topMessageId, ...(events ? { events } : {}) };
   }
 
   async closePendingCall(input: Parameters<AgentStore['closePendingCall']>[0]) {

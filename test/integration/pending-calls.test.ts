@@ -166,8 +166,12 @@ describe('a thread that moves on while a call waits', () => {
   });
 });
 
-/** A store whose writes of `tool-call-resumed` wait for `release()`: a decision committed, its continuation not yet logged. */
-class SlowResumeLogStore extends PrismaAgentStore {
+/**
+ * A gate the agent's `beforeToolCall` hook waits on while held: a decision committed (its claim saves
+ * the decision's events with it), its continuation not yet past the tool (the row not closed, the
+ * run still `suspended`).
+ */
+class ToolGate {
   private gate: Promise<void> = Promise.resolve();
   private open: () => void = () => {};
 
@@ -179,24 +183,25 @@ class SlowResumeLogStore extends PrismaAgentStore {
     this.open();
   }
 
-  override async appendEvents(input: { runId: string; chunks: AgentChunk[] }) {
-    if (input.chunks.some((chunk) => chunk.type === 'tool-call-resumed')) await this.gate;
-    return super.appendEvents(input);
-  }
+  wait = async () => {
+    await this.gate;
+    return undefined;
+  };
 }
 
 describe('listings right after a decision', () => {
   it('once send-tool-approval is accepted, suspended-runs, the inbox and the chat card no longer show the call as pending, and total equals what paging yields', async () => {
     const db = createPrismaClient(databaseUrl());
     closers.push(() => db.$disconnect());
-    const store = new SlowResumeLogStore(db);
+    const gate = new ToolGate();
     const executed: number[] = [];
     const agent = new Agent({
       id: 'listing-agent',
       name: 'Listing agent',
       instructions: 'l',
       model: new RecordingModel(),
-      store,
+      store: new PrismaAgentStore(db),
+      hooks: { beforeToolCall: gate.wait },
       tools: [
         createTool({
           id: 'gated',
@@ -226,11 +231,11 @@ describe('listings right after a decision', () => {
     expect(before.totals).toEqual(new Set([3]));
     expect(before.runIds.sort()).toEqual(runs.map((run) => run.runId).sort());
 
-    store.hold();
+    gate.hold();
     const target = runs[1];
     const accepted = await agent.sendToolApproval({ threadId, resourceId: ben.id, toolCallId: target.suspendedToolCalls[0].toolCallId, approved: true, actor: ben });
     expect(accepted).toMatchObject({ accepted: true, runId: target.runId });
-    // Right away, while the continuation has not even logged the decision (the run is still `suspended`).
+    // Right away, while the continuation has not run the tool yet (the run is still `suspended`).
     expect((await db.run.findUniqueOrThrow({ where: { id: target.runId } })).status).toBe('suspended');
     const listed = await agent.listSuspendedRuns({ threadId });
     expect(listed.total).toBe(2);
@@ -250,7 +255,7 @@ describe('listings right after a decision', () => {
     ]);
     expect(executed).toEqual([]);
 
-    store.release();
+    gate.release();
     expect((await finish(accepted.continuation)).finishReason).toBe('stop');
     expect(executed).toEqual([2]);
     expect((await agent.listSuspendedRuns({ threadId })).total).toBe(2);

@@ -2,7 +2,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Agent } from '../../lib/agent/agent';
 import type { AgentChunk } from '../../lib/agent/chunks';
 import { seed } from '../../lib/demo/seed';
-import { createOpsTools } from '../../lib/demo/tools';
+import { createDataTools, createOpsTools } from '../../lib/demo/tools';
+import { decisionChunks } from '../../lib/agent/pending';
 import { ScriptedModel } from '../../lib/models/scripted';
 import { createPrismaClient } from '../../lib/store/db';
 import { PrismaAgentStore } from '../../lib/store/prisma-store';
@@ -12,8 +13,10 @@ import { databaseUrl, newThreadId } from '../support/harness';
 /*
  * SQL statements on the hot path, counted at the pg pool (every round-trip to PostgreSQL, whatever
  * sends it). The bounds are the design: a run starts and pauses in 2 statements (a third only if a
- * slow model step lets the 50 ms event flush fire first), and a decision lets its tool run after 2
- * (the claim, then the decision's events; or a read, then the claim with the events).
+ * slow model step lets the 50 ms event flush fire first); an approval or decline lets its tool run
+ * after 1 (the claim, which also records the decision, takes the lease and saves the decision's
+ * events); a decision that must validate data against the tool first (edited arguments, an answer)
+ * after 2 (a read, then the claim with the events).
  */
 
 const user = { id: 'user-ada', role: 'user' as const };
@@ -58,7 +61,7 @@ afterAll(() => {
 });
 
 describe('statements on the hot path', () => {
-  it('stream(): ≤ 3 statements before the approval chunk; a decision: ≤ 2 before the tool runs', async () => {
+  it('stream(): ≤ 3 statements before the approval chunk; a decision: 1 before the tool runs', async () => {
     const agent = await runtime();
     const threadId = newThreadId();
     // A thread with history, so the history read is part of what is counted.
@@ -80,7 +83,22 @@ describe('statements on the hot path', () => {
     counts.approvalTotal = done.total;
     expect(done.chunks.at(-1)).toMatchObject({ type: 'finish', payload: { finishReason: 'stop' } });
     expect(atToolStart).not.toBeNull();
-    expect(atToolStart! - start).toBeLessThanOrEqual(2);
+    expect(atToolStart! - start).toBeLessThanOrEqual(1);
+    // That one statement is the claim, and it saved what was published before the tool ran.
+    expect(log[start]).toMatch(/UPDATE pending_tool_calls/);
+    expect(log[start]).toMatch(/INSERT INTO run_events/);
+  });
+
+  it('a decline: 1 statement before its outcome is recorded', async () => {
+    const agent = await runtime();
+    const paused = await agent.generate('delete record rec-7', { threadId: newThreadId(), resourceId: user.id });
+    expect(paused.finishReason).toBe('suspended');
+    const start = log.length;
+    const declined = await agent.declineToolCall({ runId: paused.runId, actor: user, reason: 'no' });
+    const done = await readCounting(declined.fullStream, start, 'tool-output-denied');
+    counts.declineBeforeOutcome = done.atChunk;
+    expect(done.chunks.at(-1)).toMatchObject({ type: 'finish' });
+    expect(done.atChunk).toBeLessThanOrEqual(1);
   });
 
   it('an approval with edited arguments and an answer to a question: ≤ 2 statements before the tool runs', async () => {
@@ -126,5 +144,42 @@ describe('statements on the hot path', () => {
     // The claim, then one read of the run and its calls.
     expect(sent).toHaveLength(2);
     expect(sent[0]).toMatch(/UPDATE pending_tool_calls/);
+  });
+
+  it('the claim saves exactly the chunks it publishes, as decisionChunks builds them (a top-level call and a sub-agent call)', async () => {
+    const store = new PrismaAgentStore(db);
+    const ops = await runtime();
+    const data = new Agent({ id: 'data-agent', name: 'Data', instructions: 'd', model: new ScriptedModel(), tools: createDataTools(db), store });
+    const supervisor = new Agent({ id: 'supervisor', name: 'Supervisor', instructions: 's', model: new ScriptedModel(), tools: [], agents: { 'data-agent': data }, store });
+    const cases = [
+      { agent: ops, prompt: '/tool send-email {"to":"same@example.com","subject":"same","body":"x"}' },
+      { agent: supervisor, prompt: 'find user 12345' },
+    ];
+    for (const { agent, prompt } of cases) {
+      const paused = await agent.generate(prompt, { threadId: newThreadId(), resourceId: user.id });
+      expect(paused.finishReason).toBe('suspended');
+      const start = log.length;
+      const approved = await agent.approveToolCall({ runId: paused.runId, toolCallId: paused.suspendedToolCalls[0].toolCallId, actor: user });
+      const published: AgentChunk[] = [];
+      for await (const chunk of approved.fullStream) published.push(chunk);
+      // The first statement of the decision saved the decision's chunks; nothing else saved them.
+      expect(log[start]).toMatch(/INSERT INTO run_events/);
+      const [startChunk, resumed] = published;
+      expect(startChunk.type).toBe('start');
+      expect(resumed.type).toBe('tool-call-resumed');
+      const saved = (await db.runEvent.findMany({ where: { runId: paused.runId }, orderBy: { id: 'asc' } })).map((event) => event.chunk as AgentChunk);
+      const resumedSaved = saved.filter((chunk) => chunk.type === 'tool-call-resumed');
+      expect(resumedSaved).toEqual([resumed]);
+      expect(saved[saved.indexOf(resumedSaved[0]) - 1]).toEqual(startChunk);
+      // Built in SQL, they equal what the runtime's own decisionChunks makes of the row as claimed.
+      const row = (await db.pendingToolCall.findFirstOrThrow({ where: { rootRunId: paused.runId, kind: 'approval' } }));
+      const run = await db.run.findUniqueOrThrow({ where: { id: paused.runId } });
+      const { toPendingCall } = await import('../../lib/store/prisma-store');
+      const decision = (resumed as Extract<AgentChunk, { type: 'tool-call-resumed' }>).payload.decision;
+      expect(decision).toMatchObject({ approved: true, by: user.id });
+      const expected = decisionChunks({ id: run.id, messageId: run.messageId }, toPendingCall({ ...row, status: 'pending' }), decision).top;
+      expect([startChunk, resumed]).toEqual(expected);
+      if (agent === supervisor) expect(resumed.payload).toMatchObject({ leafToolCallId: row.toolCallId, toolCallId: row.rootToolCallId });
+    }
   });
 });
