@@ -45,6 +45,7 @@ export const envSchema = z.object({
   DEMO_TOOL_DELAY_MS: int(0, 600_000).default(0),
   JOBS_IN_PROCESS: flag.default(true),
   JOBS_CONCURRENCY: int(1, 100).default(5),
+  CLASSIFIER_TIMEOUT_MS: int(100, 60_000).default(3_000),
   MODEL: z.string().regex(/^[\w.:@/-]+$/, { error: 'not a model id' }).optional(),
   OPENAI_COMPATIBLE_BASE_URL: httpUrl.optional(),
   OPENAI_COMPATIBLE_API_KEY: z.string().optional(),
@@ -84,6 +85,10 @@ export const ENV_DOCS: Record<keyof Variables, { accepts: string; meaning: strin
     meaning: 'run the job worker (recovery sweep, deadlines, escalations, notifications) inside each server; `false` on web servers when `npm run worker` runs separately',
   },
   JOBS_CONCURRENCY: { accepts: 'whole number 1–100 (default 5)', meaning: 'jobs one worker (in-process or `npm run worker`) runs at once' },
+  CLASSIFIER_TIMEOUT_MS: {
+    accepts: 'whole number 100–60000 (default 3000)',
+    meaning: 'how long a `classify` policy rule waits for the decision model, in ms; after it the call needs approval',
+  },
   MODEL: {
     accepts: 'model id, e.g. `gpt-5-mini`, `anthropic/claude-sonnet-4-5`, `llama3.1`',
     meaning: 'the model: on the OpenAI-compatible server, at OpenAI or Anthropic (an `openai/` or `anthropic/` prefix picks the provider), or through the AI Gateway; `local/scripted` or unset: the offline scripted model',

@@ -127,6 +127,11 @@ export function AuditView({ entries, nextCursor, filters, people, viewer, model 
                         {open === entry.id ? (
                           <tr>
                             <td colSpan={6} className="bg-muted/30 px-4 py-3">
+                              {entry.why ? (
+                                <p className="mb-3 text-sm" data-testid="audit-why">
+                                  <span className="font-medium">Why it waited:</span> <bdi>{revealBidi(entry.why)}</bdi>
+                                </p>
+                              ) : null}
                               <div className="grid gap-3 md:grid-cols-2">
                                 <div>
                                   <p className="text-xs font-medium text-muted-foreground">Arguments the decider saw</p>
@@ -206,6 +211,11 @@ function AuditList({ entries, people }: { entries: AuditEntry[]; people: People 
                 ) : null}
               </summary>
               <div className="flex flex-col gap-3 px-3 pb-3 text-sm">
+                {entry.why ? (
+                  <p data-testid="audit-why">
+                    <span className="font-medium">Why it waited:</span> <bdi>{revealBidi(entry.why)}</bdi>
+                  </p>
+                ) : null}
                 <ArgsTable args={entry.args} label="Arguments the decider saw" />
                 {entry.editedArgs ? (
                   <div>

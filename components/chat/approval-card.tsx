@@ -84,6 +84,11 @@ export function ApprovalCard({ data, tool, viewerId, people, acting, disabled, o
 
       <p className="mt-2 text-sm font-medium">{describeToolCall(data.toolName, data.args)}</p>
       <ArgsTable args={data.args} className="mt-2" />
+      {data.why ? (
+        <p className="mt-2 text-sm text-muted-foreground" data-testid="approval-why">
+          <span className="font-medium text-foreground">{decided ? 'Why it asked:' : 'Why it waits:'}</span> <bdi>{revealBidi(data.why)}</bdi>
+        </p>
+      ) : null}
       {!decided && data.deadline ? <Deadline deadline={data.deadline} /> : null}
 
       {decided ? (
@@ -92,7 +97,19 @@ export function ApprovalCard({ data, tool, viewerId, people, acting, disabled, o
         <p className="mt-3 flex items-center gap-2 rounded-md bg-muted px-3 py-2 text-sm" role="status">
           <Hourglass className="size-4 shrink-0 text-muted-foreground" aria-hidden />
           <span>
-            <strong className="font-medium">Waiting for a reviewer.</strong> Only a reviewer can approve this action.
+            {data.quorum ? (
+              <>
+                <strong className="font-medium" data-testid="approval-quorum">
+                  {data.approvals ?? 0} of {data.quorum} approvals.
+                </strong>{' '}
+                {data.quorum} different reviewers must approve this action
+                {data.approvedBy && data.approvedBy.length > 0 ? ` (so far: ${data.approvedBy.map((id) => personName(id, people, viewerId)).join(', ')})` : ''}.
+              </>
+            ) : (
+              <>
+                <strong className="font-medium">Waiting for a reviewer.</strong> Only a reviewer can approve this action.
+              </>
+            )}
           </span>
         </p>
       ) : declining ? (

@@ -2,7 +2,9 @@ import { parseJsonEventStream, uiMessageChunkSchema, type UIMessageChunk } from 
 import { friendlyError, parseApiError, type FriendlyError } from '@/components/ui/api-error';
 import type { People } from '@/components/ui/describe';
 
-export type ContinueOutcome = { ok: true; text: string; paused: boolean } | { ok: false; error: FriendlyError };
+export type ContinueOutcome =
+  | { ok: true; text: string; paused: boolean; /** Set when the approval counted as one vote of a quorum. */ vote?: { approvals: number; quorum: number } }
+  | { ok: false; error: FriendlyError };
 
 /**
  * POSTs a decision or an answer for one pending call and reads the run's continuation (an AI SDK UI
@@ -29,6 +31,7 @@ export async function continueRun(path: string, body: unknown, people: People, v
   const reader = parseJsonEventStream({ stream: response.body, schema: uiMessageChunkSchema }).getReader();
   let text = '';
   let paused = false;
+  let vote: { approvals: number; quorum: number } | undefined;
   let streamError: string | undefined;
   for (;;) {
     const { done, value } = await reader.read();
@@ -39,7 +42,11 @@ export async function continueRun(path: string, body: unknown, people: People, v
     else if (chunk.type === 'text-end') text += ' ';
     else if (chunk.type === 'error') streamError = chunk.errorText;
     else if (chunk.type === 'data-tool-call-approval' || chunk.type === 'data-tool-call-suspended') {
-      if (!(chunk.data as { resumed?: boolean } | undefined)?.resumed) paused = true;
+      const data = chunk.data as { resumed?: boolean; quorum?: number; approvals?: number } | undefined;
+      if (!data?.resumed) paused = true;
+      if (chunk.type === 'data-tool-call-approval' && !data?.resumed && data?.quorum && typeof data.approvals === 'number') {
+        vote = { approvals: data.approvals, quorum: data.quorum };
+      }
     }
   }
   if (streamError) {
@@ -49,5 +56,5 @@ export async function continueRun(path: string, body: unknown, people: People, v
     };
   }
   text = text.trim();
-  return { ok: true, text, paused };
+  return { ok: true, text, paused, ...(vote ? { vote } : {}) };
 }

@@ -8,7 +8,7 @@ import type { InboxAction, InboxItem } from './types';
 import type { FriendlyError } from '@/components/ui/api-error';
 import { ArgsTable } from '@/components/ui/args-table';
 import { Button } from '@/components/ui/button';
-import { describeToolCall, personName, policyText, questionText, shortFingerprint, type People } from '@/components/ui/describe';
+import { describeToolCall, personName, policyText, questionText, revealBidi, shortFingerprint, type People } from '@/components/ui/describe';
 import { JsonSchemaForm, schemaFromArgs } from '@/components/ui/json-schema-form';
 import { PersonLabel } from '@/components/ui/person';
 import { Textarea } from '@/components/ui/textarea';
@@ -103,8 +103,23 @@ export function InboxDetail(props: InboxDetailProps) {
           </Tooltip>
         </Meta>
         <Meta label={item.kind === 'suspension' ? 'Kind' : 'Why it waits'}>
-          {item.kind === 'suspension' ? 'A question from the tool' : policyText(item.policy)}
+          {item.kind === 'suspension' ? (
+            'A question from the tool'
+          ) : (
+            <span data-testid="inbox-why">
+              <bdi>{item.why ? revealBidi(item.why) : policyText(item.policy)}</bdi>
+              {item.policyVersion !== null ? <span className="text-muted-foreground"> · policy version {item.policyVersion}</span> : null}
+            </span>
+          )}
         </Meta>
+        {item.quorum ? (
+          <Meta label="Approvals">
+            <span data-testid="inbox-quorum">
+              {item.approvedBy.length} of {item.quorum}
+              {item.approvedBy.length > 0 ? ` (${item.approvedBy.map((id) => personName(id, people)).join(', ')})` : ''}
+            </span>
+          </Meta>
+        ) : null}
         <Meta label="Run">
           <code className="font-mono text-xs" title={item.runId}>
             {item.runId.slice(0, 8)}

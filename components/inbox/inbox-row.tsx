@@ -12,6 +12,7 @@ import { RelativeTime } from '@/components/ui/time';
 export function ApproverBadge({ item }: { item: InboxItem }) {
   if (item.status === 'unknown') return <Badge tone="accent">Outcome unknown</Badge>;
   if (item.kind === 'suspension') return <Badge tone="neutral">Question</Badge>;
+  if (item.quorum) return <Badge tone="accent">{item.quorum} reviewers</Badge>;
   return item.approvers === 'reviewer' ? <Badge tone="accent">Reviewer only</Badge> : <Badge tone="neutral">Requester or reviewer</Badge>;
 }
 

@@ -166,7 +166,11 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
       }
       const verb = action.type === 'approve' ? 'Approved' : action.type === 'decline' ? 'Declined' : 'Answered';
       toast.success(`${verb}: ${describeToolCall(item.toolName, item.args)}`, {
-        description: outcome.paused ? 'The run continued and is waiting again.' : outcome.text || 'The run continued.',
+        description: outcome.vote
+          ? `Your approval counted: ${outcome.vote.approvals} of ${outcome.vote.quorum}. It runs once ${outcome.vote.quorum - outcome.vote.approvals} more reviewer(s) approve.`
+          : outcome.paused
+            ? 'The run continued and is waiting again.'
+            : outcome.text || 'The run continued.',
       });
       setMode(null);
       setReasons(({ [item.id]: _done, ...rest }) => rest);

@@ -1,21 +1,22 @@
 'use client';
 
-import { Inbox, MessageSquare, ScrollText, type LucideIcon } from 'lucide-react';
+import { Inbox, MessageSquare, ScrollText, SlidersHorizontal, type LucideIcon } from 'lucide-react';
 import Link from 'next/link';
 import { AccountMenu, type Viewer } from './account-menu';
 import { Button } from './button';
 
-type Section = 'chat' | 'inbox' | 'audit';
+type Section = 'chat' | 'inbox' | 'audit' | 'policies';
 
 const LINKS: { section: Section; href: string; label: string; icon: LucideIcon; roles: Viewer['role'][] }[] = [
   { section: 'chat', href: '/', label: 'Chat', icon: MessageSquare, roles: ['user', 'reviewer', 'admin'] },
   { section: 'inbox', href: '/inbox', label: 'Inbox', icon: Inbox, roles: ['reviewer', 'admin'] },
   { section: 'audit', href: '/audit', label: 'Audit', icon: ScrollText, roles: ['admin'] },
+  { section: 'policies', href: '/admin/policies', label: 'Policies', icon: SlidersHorizontal, roles: ['admin'] },
 ];
 
 /**
  * The links to every section the viewer's role may open (Chat; Inbox for reviewers and admins;
- * Audit for admins) and Sign out — the same on every signed-in page. Below 640 px the links
+ * Audit and Policies for admins) and Sign out — the same on every signed-in page. Below 640 px the links
  * show their icon only (their name stays the accessible label).
  *
  * @param current the section of the page; on the chat page its own link is left out, because

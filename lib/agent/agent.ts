@@ -33,6 +33,8 @@ export { EVENT_FLUSH_MS } from './events';
 export { APPROVAL_RESUME_SCHEMA } from './pending';
 export { LEASE_MS, LEASE_RENEW_MS } from './segment';
 
+import type { DataPolicySource } from './data-policy';
+
 export interface AgentConfig {
   id: string;
   name: string;
@@ -47,6 +49,8 @@ export interface AgentConfig {
   hooks?: AgentHooks;
   /** How often a failed model call (429, 5xx, unreachable) is retried before the run fails (default 2, the AI SDK's). */
   maxRetries?: number;
+  /** Approval policies kept as data, OR-ed with the code's (data-policy.ts); none when omitted. */
+  dataPolicy?: DataPolicySource;
 }
 
 /**

@@ -32,6 +32,14 @@ export interface ChunkPayloads {
     fingerprint: string;
     policy: string;
     approvers: 'requester' | 'reviewer';
+    /** Why the call waits, naming the rule and its values (from the stored policy evaluation). */
+    why?: string;
+    /** Distinct reviewers whose approval is needed, when more than one. */
+    quorum?: number;
+    /** For a quorum call: approvals so far (a vote publishes the call's card again with the new count). */
+    approvals?: number;
+    /** For a quorum call: the reviewers who approved so far, in order. */
+    approvedBy?: string[];
     chain?: string[];
     /**
      * For a sub-agent's call surfacing at the top: the call's own id. `toolCallId` is then its
@@ -57,6 +65,8 @@ export interface ChunkPayloads {
     resumeSchema: string;
     fingerprint: string;
     approvers: 'requester' | 'reviewer';
+    /** Why the call waited (see `tool-call-approval`). */
+    why?: string;
     chain?: string[];
     leafToolCallId?: string;
     decision: DecisionSummary;

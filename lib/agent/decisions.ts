@@ -11,6 +11,7 @@ import { extractResumeData } from './generate';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth';
 import { checkToolArgs, containsUnstorableText } from './model-output';
 import { alreadyDecided, authorize, decisionChunks } from './pending';
+import { castQuorumVote, voteResult } from './quorum';
 import { launch, LEASE_MS } from './segment';
 import { executableTools, findSpec, requireTool, type AgentSpec } from './spec';
 import type { ClaimInput, Claimed, PendingCall } from './store';
@@ -196,6 +197,7 @@ export async function decide(spec: AgentSpec, input: DecisionInput & { approved:
   // Edited arguments are validated against the tool's inputSchema before anything is claimed.
   const target = await findOpenCall(spec, input);
   const tool = checkDecidable(target.owner, target.row, input, 'approval');
+  if (target.row.quorum) throw new AgentError('QUORUM_NO_EDITS', 'Several reviewers approve this call as it is; decline it with a reason instead of editing it.');
   if (exceedsJsonDepth(input.args)) throw new AgentError('INVALID_ARGS', `The edited arguments are nested deeper than ${MAX_JSON_DEPTH} levels.`);
   const parsed = tool.inputSchema.safeParse(input.args);
   if (!parsed.success) throw new AgentError('INVALID_ARGS', 'The edited arguments are not valid for this tool.', parsed.error.issues);
@@ -272,7 +274,12 @@ async function claimAndContinue(spec: AgentSpec, input: DecisionInput, how: Clai
   for (let attempt = 1; !claimed; attempt += 1) {
     claimed = await claim({ decision: summary });
     if (claimed) break;
-    await explainRefusal(spec, input, how.kind);
+    const target = await explainRefusal(spec, input, how.kind);
+    // A quorum call: this approval is a vote; only the vote that makes the quorum claims the call (quorum.ts).
+    if (how.status === 'approved' && target.row.quorum) {
+      const vote = await castQuorumVote(spec.store, target.row, input.actor);
+      if (vote.outcome === 'counted') return voteResult(input.runId, target.top.messageId, vote.chunk);
+    }
     // The reads found the call decidable after all: it changed in between (e.g. asked again); claim anew.
     if (attempt === 3) throw new AgentError('TOOL_CALL_NOT_SUSPENDED', 'The call kept changing; look at it again.');
   }
@@ -286,9 +293,10 @@ async function claimAndContinue(spec: AgentSpec, input: DecisionInput, how: Clai
  * Reads why a claim claimed nothing and throws it, checking in the order a reader would: the run,
  * the call, its kind, its tool, who decides, what they saw. Returns when the call is decidable now.
  */
-async function explainRefusal(spec: AgentSpec, input: DecisionInput, kind: 'approval' | 'suspension'): Promise<void> {
-  const { row, owner } = await findOpenCall(spec, input);
-  checkDecidable(owner, row, input, kind);
+async function explainRefusal(spec: AgentSpec, input: DecisionInput, kind: 'approval' | 'suspension') {
+  const target = await findOpenCall(spec, input);
+  checkDecidable(target.owner, target.row, input, kind);
+  return target;
 }
 
 /**

@@ -7,6 +7,10 @@ export const AGENT_ERROR_STATUS = {
   TOOL_CALL_NOT_SUSPENDED: 404,
   AMBIGUOUS_TOOL_CALL: 409,
   ALREADY_DECIDED: 409,
+  /** A reviewer's second approval of a quorum call (their first still counts). */
+  ALREADY_VOTED: 409,
+  /** Approve-with-edits on a quorum call: every voter must approve the same arguments. */
+  QUORUM_NO_EDITS: 409,
   FINGERPRINT_MISMATCH: 409,
   WRONG_KIND: 409,
   FOUR_EYES: 403,

@@ -9,6 +9,7 @@ import { AgentError } from './errors';
 import { fingerprintToolCall } from './fingerprint';
 import { toModelOutput } from './history';
 import { delegationCallIdOf, readdress } from './segment';
+import type { PolicyEvaluation } from './data-policy';
 import type { Actor, Tool } from './tool';
 import type { AgentSpec } from './spec';
 import type { CallOutcome, NewPendingCall, PendingCall, RunState, StepCall, SuspendedRunsQuery } from './store';
@@ -29,11 +30,30 @@ export function pendingRow(
   ctx: RunContext,
   tool: Tool,
   call: StepCall,
-  what: { kind: 'approval'; policy: string } | { kind: 'suspension'; payload: unknown },
+  what: { kind: 'approval'; evaluation: PolicyEvaluation } | { kind: 'suspension'; payload: unknown },
 ): NewPendingCall {
   const base = pendingBase(ctx, tool, call);
   if (what.kind === 'approval') {
-    return { ...base, kind: 'approval', policy: what.policy, suspendPayload: null, resumeSchema: APPROVAL_RESUME_SCHEMA, childRunId: null, ...deadlineColumns(tool) };
+    // The stored evaluation says why it waits (code reason, data rule, its values) and who decides;
+    // a data rule's deadline takes the place of the tool's own (deadline.ts).
+    const { evaluation } = what;
+    const policy = evaluation.error !== undefined ? 'policy-error' : (evaluation.code?.reason ?? 'data-policy');
+    const deadline = evaluation.deadline
+      ? { deadlineAfterMs: evaluation.deadline.minutes * 60_000, deadlineAction: evaluation.deadline.action, deadlineReason: evaluation.deadline.reason ?? null }
+      : deadlineColumns(tool);
+    return {
+      ...base,
+      kind: 'approval',
+      policy,
+      approvers: evaluation.approvers,
+      quorum: evaluation.quorum ?? null,
+      policyVersion: evaluation.version,
+      policyEvaluation: evaluation,
+      suspendPayload: null,
+      resumeSchema: APPROVAL_RESUME_SCHEMA,
+      childRunId: null,
+      ...deadline,
+    };
   }
   return {
     ...base,
@@ -56,6 +76,9 @@ export function pendingBase(ctx: RunContext, tool: Tool, call: StepCall) {
     args: call.args,
     fingerprint: fingerprintToolCall({ toolName: tool.id, args: call.args }),
     approvers: tool.approvers,
+    quorum: null as number | null,
+    policyVersion: null as number | null,
+    policyEvaluation: null as PolicyEvaluation | null,
     threadId: ctx.run.threadId,
     resourceId: ctx.run.resourceId,
     requestedBy: ctx.run.requestedBy,
@@ -76,6 +99,7 @@ export function pendingChunk(runId: string, row: NewPendingCall): AgentChunk {
       fingerprint: row.fingerprint,
       policy: row.policy,
       approvers: row.approvers,
+      ...(row.policyEvaluation ? { why: row.policyEvaluation.why, ...(row.policyEvaluation.quorum ? { quorum: row.policyEvaluation.quorum } : {}) } : {}),
     });
   }
   return makeChunk(runId, 'tool-call-suspended', { ...base, suspendPayload: row.suspendPayload, resumeSchema: row.resumeSchema });
@@ -96,6 +120,7 @@ export function decisionChunks(top: { id: string; messageId: string }, row: Pend
     resumeSchema: row.resumeSchema,
     fingerprint: row.fingerprint,
     approvers: row.approvers,
+    ...(row.policyEvaluation ? { why: row.policyEvaluation.why } : {}),
     chain: row.chain,
     decision,
   });

@@ -9,7 +9,8 @@ import { toModelOutput } from './history';
 import { modelStep } from './model-step';
 import { checkToolArgs, storableText, storableValue } from './model-output';
 import { alreadyPending, pendingBase, pendingChunk, pendingRow } from './pending';
-import { approvalReason, type RequestApprovalPolicy } from './policy';
+import { decideApproval } from './approval-decision';
+import type { RequestApprovalPolicy } from './policy';
 import { delegationCallIdOf, surface } from './segment';
 import { DEFAULT_MAX_STEPS, requireTool, type AgentSpec } from './spec';
 import type { CallOutcome, Lineage, NewPendingCall, PendingCall, RunRecord, RunState, StepCall } from './store';
@@ -107,20 +108,22 @@ export async function runSteps(ctx: RunContext): Promise<StepsResult> {
         continue;
       }
       call.args = parsed.data;
-      const reason = await approvalReason({
+      const evaluation = await decideApproval({
         tool,
         args: call.args,
         requestContext: state.requestContext,
         requestPolicy: ctx.requestPolicy ?? storedPolicy(state.requestApproval),
         agentDefault: ctx.spec.defaultOptions.requireToolApproval,
+        dataPolicy: ctx.spec.dataPolicy,
+        call: { agentId: ctx.spec.id, runId: ctx.run.id, toolCallId: call.toolCallId, threadId: ctx.run.threadId, resourceId: ctx.run.resourceId, requestedBy: ctx.run.requestedBy },
       });
-      if (!reason) {
+      if (!evaluation) {
         toRun.push(call);
         continue;
       }
       const twin = await pendingTwin(tool, call.args);
       if (twin) settle(ctx, call, alreadyPending(twin));
-      else waiting.push(pendingRow(ctx, tool, call, { kind: 'approval', policy: reason }));
+      else waiting.push(pendingRow(ctx, tool, call, { kind: 'approval', evaluation }));
     }
     // Calls that need no approval run right away, even when others of the step wait.
     let delegationsWaiting = false;

@@ -1,3 +1,4 @@
+import type { DataPolicySource } from './data-policy';
 import type { LanguageModel } from 'ai';
 import { z } from 'zod';
 import { AgentError } from './errors';
@@ -46,6 +47,8 @@ export interface AgentSpec {
   readonly hooks: AgentHooks;
   /** How often a failed model call (429, 5xx, unreachable) is retried before the run fails (default: the AI SDK's, 2). */
   readonly maxRetries?: number;
+  /** Approval policies kept as data, OR-ed with the code's (data-policy.ts). */
+  readonly dataPolicy?: DataPolicySource;
 }
 
 /** What `buildAgentSpec` takes: an agent's own fields, its sub-agents' specs by key. */
@@ -61,6 +64,7 @@ export interface AgentSpecInput {
   defaultOptions?: AgentDefaultOptions;
   hooks?: AgentHooks;
   maxRetries?: number;
+  dataPolicy?: DataPolicySource;
 }
 
 /**
@@ -97,6 +101,7 @@ export function buildAgentSpec(input: AgentSpecInput): AgentSpec {
     defaultOptions: input.defaultOptions ?? {},
     hooks: input.hooks ?? {},
     maxRetries: input.maxRetries,
+    dataPolicy: input.dataPolicy,
   };
 }
 

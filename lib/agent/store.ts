@@ -1,6 +1,7 @@
 import type { ModelMessage } from 'ai';
 import type { AgentChunk, DecisionSummary } from './chunks';
 import type { DeadlineAction } from './deadline';
+import type { PolicyEvaluation } from './data-policy';
 import type { Actor, Approvers, RequestContext } from './tool';
 
 /**
@@ -115,8 +116,16 @@ export interface PendingCall {
   args: unknown;
   fingerprint: string;
   approvers: Approvers;
-  /** Why it needs a person: `request`, `agent-default`, `tool`, `policy-error`, `suspend`. */
+  /** Why it needs a person: `request`, `agent-default`, `tool`, `data-policy`, `policy-error`, `suspend`. */
   policy: string;
+  /** Version of the data policy rule list in force when the call was evaluated (null: no rule matched). */
+  policyVersion: number | null;
+  /** The evaluation that paused an approval call: the rule, its values and "why it waits" (null otherwise). */
+  policyEvaluation: PolicyEvaluation | null;
+  /** Distinct reviewers whose approval is needed (null: one decision decides). */
+  quorum: number | null;
+  /** Reviewers who approved a quorum call so far, in order (empty otherwise). */
+  approvedBy: string[];
   suspendPayload: unknown;
   /** JSON Schema (string) of what a decision or resume must carry. */
   resumeSchema: string;
@@ -153,7 +162,7 @@ export interface PendingCall {
 
 export type NewPendingCall = Omit<
   PendingCall,
-  'status' | 'output' | 'resumeData' | 'decisionReason' | 'decidedBy' | 'decidedAt' | 'createdAt' | 'deadlineAt' | 'escalatedAt' | 'assignedToRole'
+  'approvedBy' | 'status' | 'output' | 'resumeData' | 'decisionReason' | 'decidedBy' | 'decidedAt' | 'createdAt' | 'deadlineAt' | 'escalatedAt' | 'assignedToRole'
 > & {
   /** A deadline this long after the row is stored (database time), in ms. */
   deadlineAfterMs?: number | null;
@@ -297,6 +306,15 @@ export interface AgentStore {
    * @returns the claim, or null when nothing was claimed (the caller reads why)
    */
   claimPendingCall(input: ClaimInput): Promise<Claimed | null>;
+  /**
+   * One statement: records `actor`'s approval of a quorum call that is still pending and not yet
+   * full (the row lock serialises voters, so exactly one vote makes it full). A vote that does not
+   * make it full also appends a `vote` decision record and `event` (with `approvals` and
+   * `approvedBy` filled in) to the top-level run's log.
+   * @returns the approvals so far and the quorum, or null when nothing was recorded (not pending,
+   *   already voted, already full, not a quorum call)
+   */
+  castVote(input: { pendingCallId: string; rootRunId: string; actor: Actor; decisionId: string; event: AgentChunk }): Promise<{ approvals: number; quorum: number; approvedBy: string[] } | null>;
   /**
    * One statement: closes a claimed row with its outcome, together with the run's events, and
    * (re-suspension) opens `newPendingCall` in its place.

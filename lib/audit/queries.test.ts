@@ -23,14 +23,15 @@ const entry: AuditEntry = {
   editedArgs: null,
   editedFingerprint: null,
   resumeData: null,
+  why: 'amount 250 > 100: reviewer required, not the requester',
 };
 
-const HEADER = 'at,actorId,actorRole,kind,approved,reason,toolName,agentId,requester,runId,toolCallId,fingerprint,args,editedArgs,editedFingerprint,resumeData';
+const HEADER = 'at,actorId,actorRole,kind,approved,reason,toolName,agentId,requester,runId,toolCallId,fingerprint,args,editedArgs,editedFingerprint,resumeData,why';
 
 describe('auditCsv', () => {
   it('writes the header and one CRLF-terminated row per entry; JSON columns as JSON text, null as empty', () => {
     expect(auditCsv([entry])).toBe(
-      `${HEADER}\r\n` + '2025-03-03T14:02:05.678Z,rita,reviewer,approval,true,,issue-refund,support,ada,run-1,call-1,ab12,"{""orderId"":""ord-1"",""amount"":250}",,,\r\n',
+      `${HEADER}\r\n` + '2025-03-03T14:02:05.678Z,rita,reviewer,approval,true,,issue-refund,support,ada,run-1,call-1,ab12,"{""orderId"":""ord-1"",""amount"":250}",,,,"amount 250 > 100: reviewer required, not the requester"\r\n',
     );
   });
 
@@ -48,10 +49,11 @@ describe('auditCsv', () => {
       editedArgs: [1, 2],
       editedFingerprint: 'cd34',
       resumeData: { city: 'Oslo' },
+      why: null,
     };
     expect(auditCsv([decline])).toBe(
       `${HEADER}\r\n` +
-        '2025-03-03T14:02:05.678Z,rita,reviewer,decline,false,"Wrong order, ""ord-1""\r\nask again",issue-refund,support,ada,run-1,call-1,ab12,plain text,"[1,2]",cd34,"{""city"":""Oslo""}"\r\n',
+        '2025-03-03T14:02:05.678Z,rita,reviewer,decline,false,"Wrong order, ""ord-1""\r\nask again",issue-refund,support,ada,run-1,call-1,ab12,plain text,"[1,2]",cd34,"{""city"":""Oslo""}",\r\n',
     );
     // A line break alone is reason enough to quote, be it CR or LF.
     for (const reason of ['line one\rline two', 'line one\nline two']) {

@@ -46,6 +46,8 @@ export interface AuditEntry {
   editedArgs: unknown;
   editedFingerprint: string | null;
   resumeData: unknown;
+  /** Why the call waited (the rule that paused it, with its values); null for questions and older rows. */
+  why: string | null;
 }
 
 /**
@@ -61,7 +63,8 @@ export function auditPageQuery(query: AuditQuery, after: KeysetPosition | null):
     SELECT d.id, d.created_at AS "createdAt", d.actor_id AS "actorId", d.actor_role AS "actorRole", d.kind, d.approved, d.reason,
       p.root_tool_call_id AS "toolCallId", d.fingerprint, d.args, d.edited_args AS "editedArgs", d.edited_fingerprint AS "editedFingerprint",
       d.resume_data AS "resumeData", p.tool_name AS "toolName", p.agent_id AS "agentId", p.chain, p.root_run_id AS "rootRunId",
-      p.thread_id AS "threadId", p.requested_by AS "requester", actor.email AS "actorEmail", requester.email AS "requesterEmail"
+      p.thread_id AS "threadId", p.requested_by AS "requester", actor.email AS "actorEmail", requester.email AS "requesterEmail",
+      p.policy_evaluation->>'why' AS "why"
     FROM decisions d JOIN pending_tool_calls p ON p.id = d.pending_call_id
       LEFT JOIN users actor ON actor.id = d.actor_id
       LEFT JOIN users requester ON requester.id = p.requested_by
@@ -110,12 +113,13 @@ export async function listAudit(query: AuditQuery, db: PrismaClient = prisma()):
       editedArgs: row.editedArgs,
       editedFingerprint: row.editedFingerprint,
       resumeData: row.resumeData,
+      why: row.why ?? null,
     })),
     nextCursor: rows.length > query.limit && last ? encodeCursor(last) : null,
   };
 }
 
-const CSV_COLUMNS = ['at', 'actorId', 'actorRole', 'kind', 'approved', 'reason', 'toolName', 'agentId', 'requester', 'runId', 'toolCallId', 'fingerprint', 'args', 'editedArgs', 'editedFingerprint', 'resumeData'] as const;
+const CSV_COLUMNS = ['at', 'actorId', 'actorRole', 'kind', 'approved', 'reason', 'toolName', 'agentId', 'requester', 'runId', 'toolCallId', 'fingerprint', 'args', 'editedArgs', 'editedFingerprint', 'resumeData', 'why'] as const;
 
 /**
  * RFC 4180 CSV of audit entries (JSON columns as JSON text, CRLF line ends): a cell is quoted when

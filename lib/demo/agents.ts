@@ -1,6 +1,7 @@
 import 'server-only';
 import { Agent } from '@/lib/agent/agent';
 import { resolveModel } from '@/lib/models';
+import { appPolicySource } from '@/lib/policies/app-source';
 import type { AgentRegistry } from '@/lib/runs/registry';
 import { prisma } from '@/lib/store/db';
 import { PrismaAgentStore } from '@/lib/store/prisma-store';
@@ -14,6 +15,8 @@ import { createDataTools, createOpsTools } from './tools';
 export function registerDemoAgents(registry: AgentRegistry): { defaultAgentId: string } {
   const db = prisma();
   const store = new PrismaAgentStore(db);
+  // The approval policies admins keep as data (/admin/policies), for every demo agent.
+  const dataPolicy = appPolicySource();
   const opsAgent = new Agent({
     id: 'ops-agent',
     name: 'Ops agent',
@@ -22,6 +25,7 @@ export function registerDemoAgents(registry: AgentRegistry): { defaultAgentId: s
     model: resolveModel(),
     tools: createOpsTools(db),
     store,
+    dataPolicy,
   });
   const dataAgent = new Agent({
     id: 'data-agent',
@@ -30,6 +34,7 @@ export function registerDemoAgents(registry: AgentRegistry): { defaultAgentId: s
     model: resolveModel(),
     tools: createDataTools(db),
     store,
+    dataPolicy,
   });
   const supervisor = new Agent({
     id: 'supervisor',
@@ -39,6 +44,7 @@ export function registerDemoAgents(registry: AgentRegistry): { defaultAgentId: s
     tools: [],
     agents: { 'data-agent': dataAgent },
     store,
+    dataPolicy,
   });
   // Top-level agents a chat or an API client can address; data-agent also runs under the supervisor.
   registry

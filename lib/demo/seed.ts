@@ -1,5 +1,7 @@
 import { hashPassword } from 'better-auth/crypto';
 import pg from 'pg';
+import { policiesSchema } from '../policies/rules';
+import { DEMO_POLICIES } from './policies';
 
 /** Password of every demo account (local use only; listed in the README). */
 export const DEMO_PASSWORD = 'countersign-demo';
@@ -81,6 +83,14 @@ export async function seed(databaseUrl: string): Promise<number> {
       ]);
       inserted += r.rowCount ?? 0;
     }
+    // The demo policies become version 1 of a database that has none (a saved version is never replaced).
+    const policies = await client.query(
+      `INSERT INTO policy_versions (version, rules, changed_by, note)
+       SELECT 1, $1::jsonb, 'seed', 'Demo policies' WHERE NOT EXISTS (SELECT 1 FROM policy_versions)
+       ON CONFLICT (version) DO NOTHING`,
+      [JSON.stringify(policiesSchema.parse({ rules: DEMO_POLICIES }).rules)],
+    );
+    inserted += policies.rowCount ?? 0;
     await client.query('COMMIT');
     return inserted;
   } catch (error) {

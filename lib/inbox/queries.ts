@@ -18,6 +18,14 @@ export interface InboxItem {
   fingerprint: string;
   approvers: 'requester' | 'reviewer';
   policy: string;
+  /** Why it waits: the rule that paused it with its values, and who may decide (null on rows from before evaluations were stored). */
+  why: string | null;
+  /** Distinct reviewers whose approval is needed, when more than one. */
+  quorum: number | null;
+  /** Reviewers who approved a quorum call so far. */
+  approvedBy: string[];
+  /** Version of the policy rules that paused it (null: no data rule matched). */
+  policyVersion: number | null;
   suspendPayload: unknown;
   /** JSON Schema (string) of the decision or the answer. */
   resumeSchema: string;
@@ -88,6 +96,10 @@ export async function listInbox(query: InboxQuery, db: PrismaClient = prisma()):
         fingerprint: call.fingerprint,
         approvers: call.approvers,
         policy: call.policy,
+        why: call.policyEvaluation?.why ?? null,
+        quorum: call.quorum,
+        approvedBy: call.approvedBy,
+        policyVersion: call.policyVersion,
         suspendPayload: call.suspendPayload,
         resumeSchema: call.resumeSchema,
         threadId: call.threadId,

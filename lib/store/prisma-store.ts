@@ -15,6 +15,7 @@ import type {
   SuspendedRunsQuery,
 } from '@/lib/agent/store';
 import { CALL_ID_SEPARATOR } from '@/lib/agent/call-id';
+import type { PolicyEvaluation } from '@/lib/agent/data-policy';
 import type { Approvers } from '@/lib/agent/tool';
 import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
 import { titleFromRequest } from './thread-title';
@@ -64,6 +65,10 @@ export function toPendingCall(row: PendingRow): PendingCall {
     fingerprint: row.fingerprint,
     approvers: row.approvers as Approvers,
     policy: row.policy,
+    policyVersion: row.policyVersion,
+    policyEvaluation: (row.policyEvaluation as unknown as PolicyEvaluation | null) ?? null,
+    quorum: row.quorum ?? null,
+    approvedBy: row.approvedBy ?? [],
     suspendPayload: row.suspendPayload,
     resumeSchema: row.resumeSchema,
     threadId: row.threadId,
@@ -118,6 +123,10 @@ export const pendingColumns = (alias: string) =>
       'fingerprint',
       'approvers',
       'policy',
+      'policy_version AS "policyVersion"',
+      'policy_evaluation AS "policyEvaluation"',
+      'quorum',
+      'approved_by AS "approvedBy"',
       'suspend_payload AS "suspendPayload"',
       'resume_schema AS "resumeSchema"',
       'thread_id AS "threadId"',
@@ -182,6 +191,9 @@ const insertPendingCalls = (calls: NewPendingCall[], status: 'pending' | 'waitin
     fingerprint: call.fingerprint,
     approvers: call.approvers,
     policy: call.policy,
+    policy_version: call.policyVersion,
+    policy_evaluation: call.policyEvaluation,
+    quorum: call.quorum,
     suspend_payload: call.suspendPayload ?? null,
     resume_schema: call.resumeSchema,
     thread_id: call.threadId,
@@ -199,9 +211,11 @@ const insertPendingCalls = (calls: NewPendingCall[], status: 'pending' | 'waitin
   }));
   return Prisma.sql`
   INSERT INTO pending_tool_calls (id, run_id, tool_call_id, kind, status, tool_name, args, fingerprint, approvers, policy,
+    policy_version, policy_evaluation, quorum,
     suspend_payload, resume_schema, thread_id, resource_id, requested_by, agent_id, chain, root_run_id, root_tool_call_id, child_run_id,
     deadline_at, deadline_action, deadline_reason)
   SELECT p.id, p.run_id, p.tool_call_id, p.kind, p.status, p.tool_name, p.args, p.fingerprint, p.approvers, p.policy,
+    p.policy_version, p.policy_evaluation, p.quorum,
     p.suspend_payload, p.resume_schema, p.thread_id, p.resource_id, p.requested_by, p.agent_id, p.chain, p.root_run_id, p.root_tool_call_id, p.child_run_id,
     now() + make_interval(secs => (e.row ->> 'deadline_after_ms')::float8 / 1000), p.deadline_action, p.deadline_reason
   FROM jsonb_array_elements(${jsonb(rows)}) WITH ORDINALITY AS e(row, n)
@@ -494,6 +508,9 @@ export class PrismaAgentStore implements AgentStore {
           resume_data = ${resumeData}, args = coalesce(${editedArgs}, p.args), fingerprint = coalesce(${editedFingerprint}::text, p.fingerprint)
         FROM target t
         WHERE p.id = t.id AND p.status = 'pending'
+          -- A quorum call is approved only by a vote that made it full (castVote); a decline needs no quorum.
+          AND (${input.status}::text <> 'approved' OR p.quorum IS NULL
+               OR (cardinality(p.approved_by) >= p.quorum AND ${actor.id}::text = ANY(p.approved_by)))
         RETURNING ${pendingColumns('p')}
       ),
       decision AS (
@@ -516,6 +533,31 @@ export class PrismaAgentStore implements AgentStore {
     if (!row) return null;
     const { topMessageId, run, events, ...call } = row;
     return { call: toPendingCall(call), run: toRunRecord(run), topMessageId, ...(events ? { events } : {}) };
+  }
+
+  async castVote(input: Parameters<AgentStore['castVote']>[0]) {
+    const { actor } = input;
+    const rows = await this.db.$queryRaw<{ approvals: number; quorum: number; approvedBy: string[] }[]>`
+      WITH vote AS (
+        UPDATE pending_tool_calls p SET approved_by = array_append(p.approved_by, ${actor.id})
+        WHERE p.id = ${input.pendingCallId} AND p.status = 'pending' AND p.quorum IS NOT NULL
+          AND NOT (${actor.id}::text = ANY(p.approved_by)) AND cardinality(p.approved_by) < p.quorum
+        RETURNING p.id, p.run_id, p.tool_call_id, p.fingerprint, p.args, p.quorum, p.approved_by
+      ),
+      record AS (
+        INSERT INTO decisions (id, pending_call_id, run_id, tool_call_id, kind, approved, reason, actor_id, actor_role, fingerprint, args)
+        SELECT ${input.decisionId}, v.id, v.run_id, v.tool_call_id, 'vote', true, NULL, ${actor.id}, ${actor.role}, v.fingerprint, v.args
+        FROM vote v WHERE cardinality(v.approved_by) < v.quorum
+      ),
+      events AS (
+        INSERT INTO run_events (run_id, chunk)
+        SELECT ${input.rootRunId}, jsonb_set(jsonb_set(${jsonb(input.event)}, '{payload,approvals}', to_jsonb(cardinality(v.approved_by))),
+          '{payload,approvedBy}', to_jsonb(v.approved_by))
+        FROM vote v WHERE cardinality(v.approved_by) < v.quorum
+      )
+      SELECT cardinality(approved_by) AS approvals, quorum, approved_by AS "approvedBy" FROM vote`;
+    const [row] = rows;
+    return row ? { approvals: Number(row.approvals), quorum: Number(row.quorum), approvedBy: row.approvedBy } : null;
   }
 
   async closePendingCall(input: Parameters<AgentStore['closePendingCall']>[0]) {

@@ -9,6 +9,13 @@ export interface ApprovalCardData {
   args: unknown;
   fingerprint: string;
   approvers: 'requester' | 'reviewer';
+  /** Why the call waits: the rule that paused it, with its values, and who may decide. */
+  why?: string;
+  /** Distinct reviewers whose approval is needed, when more than one. */
+  quorum?: number;
+  /** A quorum call's approvals so far, and by whom. */
+  approvals?: number;
+  approvedBy?: string[];
   resumeSchema: string;
   chain?: string[];
   resumed?: true;
@@ -88,8 +95,19 @@ export function toUIChunks(chunk: AgentChunk, runId: string = chunk.runId): UIMe
     case 'tool-output-denied':
       return [{ type: 'tool-output-denied', toolCallId: chunk.payload.toolCallId }];
     case 'tool-call-approval': {
-      const { toolCallId, toolName, args, fingerprint, approvers, resumeSchema, chain } = chunk.payload;
-      const data: ApprovalCardData = { runId, toolCallId, toolName, args, fingerprint, approvers, resumeSchema, chain };
+      const { toolCallId, toolName, args, fingerprint, approvers, resumeSchema, chain, why, quorum, approvals, approvedBy } = chunk.payload;
+      const data: ApprovalCardData = {
+        runId,
+        toolCallId,
+        toolName,
+        args,
+        fingerprint,
+        approvers,
+        resumeSchema,
+        chain,
+        ...(why ? { why } : {}),
+        ...(quorum ? { quorum, approvals: approvals ?? 0, approvedBy: approvedBy ?? [] } : {}),
+      };
       return [{ type: 'data-tool-call-approval', id: toolCallId, data }];
     }
     case 'tool-call-suspended': {
@@ -108,6 +126,7 @@ export function toUIChunks(chunk: AgentChunk, runId: string = chunk.runId): UIMe
           args: p.args,
           fingerprint: p.fingerprint,
           approvers: p.approvers,
+          ...(p.why ? { why: p.why } : {}),
           resumeSchema: p.resumeSchema,
           chain: p.chain,
           resumed: true,

@@ -1,0 +1,38 @@
+import { putPoliciesSchema } from './schema';
+import { requireActor } from '@/lib/auth/session';
+import { ApiError, parseJson, readBodyText, withErrors } from '@/lib/http/errors';
+import { appPolicySource } from '@/lib/policies/app-source';
+import { listPolicyChanges, readPolicies, writePolicies } from '@/lib/policies/store';
+import { prisma } from '@/lib/store/db';
+
+/**
+ * The approval policy rules in force (admins): `200 { version, rules, changedBy, changedAt, changes }`,
+ * `changes` being the latest 20 versions (who, when, rules before and after), newest first.
+ * Errors: 401, 403 FORBIDDEN.
+ */
+export const GET = withErrors(async (request: Request) => {
+  await requireActor(request, ['admin']);
+  const [set, changes] = await Promise.all([readPolicies(prisma()), listPolicyChanges(prisma())]);
+  return Response.json({ ...set, changes });
+});
+
+/**
+ * Replaces the rule list (admins): `{ rules, baseVersion?, note? }` → `200 { version, rules }`. Each
+ * save is a new version recorded with who and when and the rules before; it applies to calls
+ * evaluated after it, never to calls already waiting.
+ * Errors: 400 BAD_REQUEST (details: the zod issues, e.g. a condition that does not parse),
+ * 400 INVALID_JSON, 401, 403 FORBIDDEN / CSRF_ORIGIN, 409 POLICY_CHANGED (someone saved after `baseVersion`).
+ */
+export const PUT = withErrors(async (request: Request) => {
+  const admin = await requireActor(request, ['admin']);
+  const body = parseJson(await readBodyText(request), putPoliciesSchema);
+  const version = await writePolicies(prisma(), { rules: body.rules, changedBy: admin.id, note: body.note, baseVersion: body.baseVersion });
+  if (version === null) {
+    const current = await readPolicies(prisma());
+    throw new ApiError(409, 'POLICY_CHANGED', 'Someone saved the policies after you opened them. Reload to see their version, then apply your change again.', {
+      version: current.version,
+    });
+  }
+  appPolicySource().invalidate();
+  return Response.json({ version, rules: body.rules });
+});

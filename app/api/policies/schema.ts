@@ -1,0 +1,19 @@
+import { z } from 'zod';
+import { ruleSchema } from '@/lib/policies/rules';
+import { policiesSchema } from '@/lib/policies/rules';
+
+/**
+ * `PUT /api/policies` body: the whole ordered rule list, the version it was edited from (the
+ * write is refused when someone saved since), and an optional note kept with the change.
+ */
+export const putPoliciesSchema = z
+  .object({
+    rules: z.array(ruleSchema).max(200),
+    baseVersion: z.number().int().min(0).optional(),
+    note: z.string().trim().max(500).optional(),
+  })
+  .strict()
+  .superRefine((value, ctx) => {
+    const checked = policiesSchema.safeParse({ rules: value.rules });
+    if (!checked.success) for (const issue of checked.error.issues) ctx.addIssue({ ...issue, code: 'custom', message: issue.message });
+  });

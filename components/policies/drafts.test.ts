@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { policiesSchema, type PolicyRuleInput } from '@/lib/policies/rules';
+import { draftFromRule, ruleFromDraft, summariseChange } from './drafts';
+
+const rules: PolicyRuleInput[] = [
+  { id: 'a', name: 'Per order', agent: '*', tool: 'issue-refund', condition: 'history.total > 100', history: { sum: 'amount', by: 'args.orderId', windowHours: 24 }, outcome: { type: 'require', approvers: { quorum: 2 }, deadline: { minutes: 10, action: 'decline', reason: 'late' } } },
+  { id: 'b', name: 'Mail', agent: 'ops-*', tool: 'send-email', outcome: { type: 'classify', threshold: 0.7, approvers: 'requester' } },
+  { id: 'c', name: 'Lookups', agent: '*', tool: 'lookup-*', outcome: { type: 'allow' } },
+];
+
+describe('rule drafts', () => {
+  it('a rule survives the round trip through the form unchanged', () => {
+    for (const rule of rules) expect(ruleFromDraft(draftFromRule(rule))).toEqual(rule);
+    expect(policiesSchema.safeParse({ rules: rules.map((rule) => ruleFromDraft(draftFromRule(rule))) }).success).toBe(true);
+  });
+
+  it('numbers typed as text that are not numbers fail validation instead of saving', () => {
+    const draft = { ...draftFromRule(rules[0]), quorum: 'two' };
+    expect(policiesSchema.safeParse({ rules: [ruleFromDraft(draft)] }).success).toBe(false);
+  });
+
+  it('summarises a change by rule name', () => {
+    const parsed = policiesSchema.parse({ rules }).rules;
+    expect(summariseChange(null, parsed)).toBe('added Per order, Mail, Lookups');
+    expect(summariseChange(parsed, [parsed[1], { ...parsed[0], name: 'Per order' , condition: 'history.total > 200' }])).toBe('changed Per order; removed Lookups');
+    expect(summariseChange(parsed, [parsed[1], parsed[0], parsed[2]])).toBe('reordered');
+  });
+});

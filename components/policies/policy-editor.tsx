@@ -1,0 +1,369 @@
+'use client';
+
+import { ArrowDown, ArrowUp, Plus, Save, SlidersHorizontal, Trash2 } from 'lucide-react';
+import { useRouter } from 'next/navigation';
+import { useId, useMemo, useState } from 'react';
+import { toast } from 'sonner';
+import type { Viewer } from '@/components/ui/account-menu';
+import type { FriendlyError } from '@/components/ui/api-error';
+import { AppNav } from '@/components/ui/app-nav';
+import { Badge } from '@/components/ui/badge';
+import { Button } from '@/components/ui/button';
+import type { People } from '@/components/ui/describe';
+import { ErrorNotice } from '@/components/ui/error-notice';
+import { PersonLabel } from '@/components/ui/person';
+import { sendJson } from '@/components/ui/send-json';
+import { Input, Textarea } from '@/components/ui/textarea';
+import { RelativeTime } from '@/components/ui/time';
+import { policiesSchema, type PolicyRule, type PolicyRuleInput } from '@/lib/policies/rules';
+import { draftFromRule, ruleFromDraft, summariseChange, type RuleDraft } from './drafts';
+
+export interface PolicyChangeView {
+  version: number;
+  rules: PolicyRule[];
+  previous: PolicyRule[] | null;
+  changedBy: string;
+  note: string | null;
+  /** ISO 8601 */
+  createdAt: string;
+}
+
+const selectClass = 'h-9 w-full rounded-md border border-input bg-background px-2 text-sm focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring';
+
+/**
+ * The admins' editor of the ordered approval rules: each rule matches agent and tool by glob, may
+ * have a CEL condition (with history totals) and says what follows — allow, require approval (who
+ * decides, optional deadline) or ask the classifier. Validated here with the same schema the server
+ * uses; saving stores a new version (the list of versions is below).
+ */
+export function PolicyEditor({
+  initial,
+  changes,
+  people,
+  viewer,
+}: {
+  initial: { version: number; rules: PolicyRule[] };
+  changes: PolicyChangeView[];
+  people: People;
+  viewer: Viewer;
+}) {
+  const router = useRouter();
+  const [drafts, setDrafts] = useState<RuleDraft[]>(() => initial.rules.map(draftFromRule));
+  const [version, setVersion] = useState(initial.version);
+  const [note, setNote] = useState('');
+  const [saving, setSaving] = useState(false);
+  const [error, setError] = useState<FriendlyError | null>(null);
+  const [issues, setIssues] = useState<Record<string, string>>({});
+  const [dirty, setDirty] = useState(false);
+
+  const update = (index: number, patch: Partial<RuleDraft>) => {
+    setDrafts((list) => list.map((draft, i) => (i === index ? { ...draft, ...patch } : draft)));
+    setDirty(true);
+  };
+  const move = (index: number, by: number) => {
+    setDrafts((list) => {
+      const next = [...list];
+      const [rule] = next.splice(index, 1);
+      next.splice(index + by, 0, rule);
+      return next;
+    });
+    setDirty(true);
+  };
+  const remove = (index: number) => {
+    setDrafts((list) => list.filter((_, i) => i !== index));
+    setDirty(true);
+  };
+  const add = () => {
+    setDrafts((list) => [...list, draftFromRule({ id: `rule-${list.length + 1}`, name: 'New rule', agent: '*', tool: '*', outcome: { type: 'require', approvers: 'reviewer' } })]);
+    setDirty(true);
+  };
+
+  const save = async () => {
+    setError(null);
+    const rules: PolicyRuleInput[] = drafts.map(ruleFromDraft);
+    const checked = policiesSchema.safeParse({ rules });
+    if (!checked.success) {
+      setIssues(Object.fromEntries(checked.error.issues.map((issue) => [issue.path.join('.'), issue.message])));
+      toast.error('Some rules need fixing before they can be saved.');
+      return;
+    }
+    setIssues({});
+    setSaving(true);
+    const outcome = await sendJson<{ version: number }>('/api/policies', { method: 'PUT', body: { rules, baseVersion: version, ...(note.trim() ? { note: note.trim() } : {}) } });
+    setSaving(false);
+    if (!outcome.ok) {
+      setError(outcome.error);
+      return;
+    }
+    setVersion(outcome.data.version);
+    setNote('');
+    setDirty(false);
+    toast.success(`Saved as version ${outcome.data.version}. New calls follow it; calls already waiting keep their rule.`);
+    router.refresh();
+  };
+
+  return (
+    <div className="flex min-h-dvh flex-col">
+      <header className="flex h-14 shrink-0 items-center gap-2 border-b border-border px-3 md:px-4">
+        <SlidersHorizontal className="size-5 text-primary" aria-hidden />
+        <h1 className="min-w-0 flex-1 text-sm font-semibold">Approval policies</h1>
+        <AppNav viewer={viewer} current="policies" />
+      </header>
+      <main className="mx-auto flex w-full max-w-4xl min-w-0 flex-1 flex-col gap-4 px-3 py-4 md:px-4">
+        <section aria-labelledby="rules-heading" className="flex flex-col gap-3">
+          <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1">
+            <h2 id="rules-heading" className="text-base font-semibold">
+              Rules
+            </h2>
+            <span className="text-sm text-muted-foreground" data-testid="policy-version">
+              {version === 0 ? 'No version saved yet' : `Version ${version} in force`}
+            </span>
+          </div>
+          <p className="text-sm text-muted-foreground">
+            The first rule whose agent, tool and condition match decides. Rules add approval on top of what the code asks for; they cannot
+            remove it. A condition that fails (for example a field the call does not have) requires a reviewer. Conditions are{' '}
+            <a className="underline underline-offset-2" href="https://cel.dev" target="_blank" rel="noreferrer noopener">
+              CEL
+            </a>{' '}
+            over <code className="font-mono text-xs">args</code>, <code className="font-mono text-xs">agent</code>, <code className="font-mono text-xs">tool</code>,{' '}
+            <code className="font-mono text-xs">requester</code> and, with history, <code className="font-mono text-xs">history.total</code> (earlier calls plus this
+            one), <code className="font-mono text-xs">history.sum</code> and <code className="font-mono text-xs">history.count</code>. Write decimals in arithmetic
+            (<code className="font-mono text-xs">args.amount * 2.0</code>).
+          </p>
+          {drafts.length === 0 ? (
+            <p className="rounded-lg border border-dashed border-border p-6 text-center text-sm text-muted-foreground" data-testid="no-rules">
+              No rules: only the approvals written in code apply.
+            </p>
+          ) : (
+            <ol className="flex flex-col gap-3">
+              {drafts.map((draft, index) => (
+                <RuleEditor
+                  key={draft.key}
+                  index={index}
+                  count={drafts.length}
+                  draft={draft}
+                  issues={issues}
+                  onChange={(patch) => update(index, patch)}
+                  onMove={(by) => move(index, by)}
+                  onRemove={() => remove(index)}
+                />
+              ))}
+            </ol>
+          )}
+          <div>
+            <Button variant="outline" size="sm" onClick={add} data-testid="add-rule">
+              <Plus aria-hidden /> Add rule
+            </Button>
+          </div>
+          <div className="flex flex-col gap-2 rounded-lg border border-border bg-card p-3 sm:flex-row sm:items-end">
+            <label className="flex flex-1 flex-col gap-1 text-sm">
+              <span className="font-medium">
+                Note <span className="font-normal text-muted-foreground">(optional, kept with this version)</span>
+              </span>
+              <Input value={note} maxLength={500} onChange={(event) => setNote(event.target.value)} placeholder="e.g. Tighter refund limits for the sale" />
+            </label>
+            <Button variant="primary" onClick={() => void save()} disabled={saving} data-testid="save-policies">
+              <Save aria-hidden /> {saving ? 'Saving…' : dirty ? 'Save changes' : 'Save'}
+            </Button>
+          </div>
+          {error ? (
+            <ErrorNotice
+              error={error}
+              testId="policy-error"
+              onRefresh={error.code === 'POLICY_CHANGED' ? () => window.location.reload() : undefined}
+              onDismiss={() => setError(null)}
+            />
+          ) : null}
+        </section>
+
+        <section aria-labelledby="history-heading" className="flex flex-col gap-2">
+          <h2 id="history-heading" className="text-base font-semibold">
+            Changes
+          </h2>
+          {changes.length === 0 ? (
+            <p className="text-sm text-muted-foreground">No changes yet.</p>
+          ) : (
+            <ul className="divide-y divide-border rounded-lg border border-border" data-testid="policy-changes">
+              {changes.map((change) => (
+                <li key={change.version} data-testid="policy-change">
+                  <details>
+                    <summary className="flex cursor-pointer flex-wrap items-center gap-x-2 gap-y-1 px-3 py-2 text-sm focus-visible:bg-muted focus-visible:outline-none">
+                      <Badge>v{change.version}</Badge>
+                      <PersonLabel id={change.changedBy} people={people} />
+                      <span className="text-muted-foreground">
+                        <RelativeTime iso={change.createdAt} />
+                      </span>
+                      <span className="min-w-0 text-muted-foreground">{summariseChange(change.previous, change.rules)}</span>
+                      {change.note ? <span className="min-w-0 italic">“{change.note}”</span> : null}
+                    </summary>
+                    <div className="grid gap-3 px-3 pb-3 md:grid-cols-2">
+                      <div>
+                        <p className="text-xs font-medium text-muted-foreground">Before</p>
+                        <pre className="mt-1 max-h-72 overflow-auto rounded bg-muted p-2 text-xs">{JSON.stringify(change.previous ?? [], null, 2)}</pre>
+                      </div>
+                      <div>
+                        <p className="text-xs font-medium text-muted-foreground">After</p>
+                        <pre className="mt-1 max-h-72 overflow-auto rounded bg-muted p-2 text-xs">{JSON.stringify(change.rules, null, 2)}</pre>
+                      </div>
+                    </div>
+                  </details>
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+      </main>
+    </div>
+  );
+}
+
+function RuleEditor({
+  index,
+  count,
+  draft,
+  issues,
+  onChange,
+  onMove,
+  onRemove,
+}: {
+  index: number;
+  count: number;
+  draft: RuleDraft;
+  issues: Record<string, string>;
+  onChange: (patch: Partial<RuleDraft>) => void;
+  onMove: (by: number) => void;
+  onRemove: () => void;
+}) {
+  const base = useId();
+  const issue = (field: string) => issues[`rules.${index}.${field}`];
+  const outcomeIssue = useMemo(
+    () => Object.entries(issues).find(([path]) => path.startsWith(`rules.${index}.outcome`) || path.startsWith(`rules.${index}.history`))?.[1],
+    [issues, index],
+  );
+  const field = (name: string, label: string, input: React.ReactNode, hint?: string) => (
+    <div className="flex min-w-0 flex-col gap-1 text-sm">
+      <label htmlFor={`${base}-${name}`} className="font-medium">
+        {label}
+      </label>
+      {input}
+      {issue(name) ? (
+        <p id={`${base}-${name}-error`} className="text-xs text-destructive">
+          {issue(name)}
+        </p>
+      ) : hint ? (
+        <p className="text-xs text-muted-foreground">{hint}</p>
+      ) : null}
+    </div>
+  );
+  const inputProps = (name: keyof RuleDraft) => ({
+    id: `${base}-${name}`,
+    value: String(draft[name] ?? ''),
+    'aria-invalid': issue(name) ? true : undefined,
+    'aria-describedby': issue(name) ? `${base}-${name}-error` : undefined,
+    onChange: (event: React.ChangeEvent<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>) => onChange({ [name]: event.target.value } as Partial<RuleDraft>),
+  });
+  return (
+    <li className="rounded-lg border border-border bg-card p-3 shadow-xs" data-testid="policy-rule" aria-label={`Rule ${index + 1}: ${draft.name}`}>
+      <div className="mb-3 flex flex-wrap items-center gap-2">
+        <Badge>#{index + 1}</Badge>
+        <span className="min-w-0 flex-1 truncate text-sm font-semibold">{draft.name || 'Untitled rule'}</span>
+        <Button variant="ghost" size="sm" onClick={() => onMove(-1)} disabled={index === 0} aria-label={`Move rule ${index + 1} up`}>
+          <ArrowUp aria-hidden />
+        </Button>
+        <Button variant="ghost" size="sm" onClick={() => onMove(1)} disabled={index === count - 1} aria-label={`Move rule ${index + 1} down`}>
+          <ArrowDown aria-hidden />
+        </Button>
+        <Button variant="ghost" size="sm" onClick={onRemove} aria-label={`Remove rule ${index + 1}`}>
+          <Trash2 aria-hidden />
+        </Button>
+      </div>
+      <div className="grid gap-3 sm:grid-cols-2">
+        {field('name', 'Name', <Input {...inputProps('name')} maxLength={120} />)}
+        {field('id', 'Id', <Input {...inputProps('id')} maxLength={64} className="font-mono" />, 'Lower-case letters, digits and dashes')}
+        {field('agent', 'Agent (glob)', <Input {...inputProps('agent')} className="font-mono" />, 'e.g. * or ops-agent or data-*')}
+        {field('tool', 'Tool (glob)', <Input {...inputProps('tool')} className="font-mono" />, 'e.g. issue-refund or {delete,send}-*')}
+        <div className="sm:col-span-2">
+          {field(
+            'condition',
+            'Condition (CEL, optional)',
+            <Textarea {...inputProps('condition')} rows={2} className="font-mono text-xs" placeholder="args.amount > 100" />,
+            'Empty: every call of the tool matches',
+          )}
+        </div>
+        <fieldset className="flex flex-col gap-2 rounded-md border border-border p-2 sm:col-span-2">
+          <legend className="px-1 text-sm font-medium">History</legend>
+          <label className="flex items-center gap-2 text-sm">
+            <input type="checkbox" checked={draft.useHistory} onChange={(event) => onChange({ useHistory: event.target.checked })} />
+            Sum earlier calls of this tool (executed or waiting, not declined)
+          </label>
+          {draft.useHistory ? (
+            <div className="grid gap-2 sm:grid-cols-3">
+              {field('historySum', 'Sum of argument', <Input {...inputProps('historySum')} className="font-mono" placeholder="amount" />)}
+              {field('historyBy', 'For the same', (
+                <select {...inputProps('historyBy')} className={selectClass}>
+                  <option value="requester">requester</option>
+                  <option value="thread">chat</option>
+                  <option value="all">— all calls —</option>
+                  <option value="args">argument…</option>
+                </select>
+              ))}
+              {draft.historyBy === 'args'
+                ? field('historyByArg', 'Argument', <Input {...inputProps('historyByArg')} className="font-mono" placeholder="orderId" />)
+                : null}
+              {field('historyHours', 'Window (hours)', <Input {...inputProps('historyHours')} type="number" min={1} inputMode="numeric" />)}
+            </div>
+          ) : null}
+        </fieldset>
+        <fieldset className="flex flex-col gap-2 rounded-md border border-border p-2 sm:col-span-2">
+          <legend className="px-1 text-sm font-medium">Then</legend>
+          <div className="grid gap-2 sm:grid-cols-3">
+            {field('outcome', 'Outcome', (
+              <select {...inputProps('outcome')} className={selectClass}>
+                <option value="allow">Allow (add no approval)</option>
+                <option value="require">Require approval</option>
+                <option value="classify">Ask the classifier</option>
+              </select>
+            ))}
+            {draft.outcome !== 'allow'
+              ? field('approvers', 'Who decides', (
+                  <select {...inputProps('approvers')} className={selectClass}>
+                    <option value="requester">The requester (or a reviewer)</option>
+                    <option value="reviewer">A reviewer</option>
+                    <option value="four-eyes">Four eyes: a reviewer, not the requester</option>
+                    <option value="quorum">Several reviewers (quorum)</option>
+                  </select>
+                ))
+              : null}
+            {draft.outcome !== 'allow' && draft.approvers === 'quorum'
+              ? field('quorum', 'Reviewers needed', <Input {...inputProps('quorum')} type="number" min={2} max={10} inputMode="numeric" />)
+              : null}
+            {draft.outcome === 'classify'
+              ? field('threshold', 'Threshold (0–1)', <Input {...inputProps('threshold')} type="number" min={0} max={1} step={0.05} inputMode="decimal" />, 'A score at or above it waits for a person')
+              : null}
+          </div>
+          {draft.outcome !== 'allow' ? (
+            <>
+              <label className="flex items-center gap-2 text-sm">
+                <input type="checkbox" checked={draft.useDeadline} onChange={(event) => onChange({ useDeadline: event.target.checked })} />
+                Deadline
+              </label>
+              {draft.useDeadline ? (
+                <div className="grid gap-2 sm:grid-cols-3">
+                  {field('deadlineMinutes', 'After (minutes)', <Input {...inputProps('deadlineMinutes')} type="number" min={1} inputMode="numeric" />)}
+                  {field('deadlineAction', 'Then', (
+                    <select {...inputProps('deadlineAction')} className={selectClass}>
+                      <option value="decline">Decline</option>
+                      <option value="escalate">Escalate to admins</option>
+                    </select>
+                  ))}
+                  {field('deadlineReason', 'Reason the agent reads', <Input {...inputProps('deadlineReason')} maxLength={500} placeholder="No reviewer decided in time" />)}
+                </div>
+              ) : null}
+            </>
+          ) : null}
+          {outcomeIssue ? <p className="text-xs text-destructive">{outcomeIssue}</p> : null}
+        </fieldset>
+      </div>
+    </li>
+  );
+}

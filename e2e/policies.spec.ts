@@ -1,0 +1,120 @@
+import { DEMO_POLICIES } from '../lib/demo/policies';
+import { policiesSchema } from '../lib/policies/rules';
+import { ACCOUNTS, contextAs, expect, test } from './support';
+import { checkAccessible, DESKTOP, InboxPage, MOBILE, screenshotBoth } from './ui';
+
+const demoRules = policiesSchema.parse({ rules: DEMO_POLICIES }).rules;
+
+test.describe('approval policies as data', () => {
+  // Every test here leaves the demo policies in force again (as a new version), for the tests after it.
+  test.afterEach(async ({ browser }) => {
+    const admin = await contextAs(browser, ACCOUNTS.alex);
+    const response = await admin.request.put('/api/policies', { data: { rules: demoRules, note: 'e2e: back to the demo policies' } });
+    expect(response.status()).toBe(200);
+    await admin.close();
+  });
+
+  test('GET/PUT /api/policies: admins only, validated, versioned with who and the rules before', async ({ browser, request }) => {
+    expect((await request.get('/api/policies')).status()).toBe(403);
+    expect((await request.put('/api/policies', { data: { rules: [] } })).status()).toBe(403);
+
+    const admin = await contextAs(browser, ACCOUNTS.alex);
+    const before = await (await admin.request.get('/api/policies')).json();
+    expect(before.rules.map((rule: { id: string }) => rule.id)).toEqual(demoRules.map((rule) => rule.id));
+
+    const bad = await admin.request.put('/api/policies', {
+      data: { rules: [{ id: 'x', name: 'x', tool: 'issue-refund', condition: 'args.amount >', outcome: { type: 'require', approvers: { quorum: 1 } } }] },
+    });
+    expect(bad.status()).toBe(400);
+    const error = (await bad.json()).error;
+    expect(error.code).toBe('BAD_REQUEST');
+    expect(error.details.map((issue: { path: (string | number)[] }) => issue.path.join('.'))).toEqual(
+      expect.arrayContaining(['rules.0.condition', 'rules.0.outcome.approvers.quorum']),
+    );
+    expect((await (await admin.request.get('/api/policies')).json()).version).toBe(before.version);
+
+    const saved = await admin.request.put('/api/policies', { data: { rules: demoRules.slice(0, 1), baseVersion: before.version, note: 'only large refunds' } });
+    expect(saved.status()).toBe(200);
+    const after = await (await admin.request.get('/api/policies')).json();
+    expect(after).toMatchObject({ version: before.version + 1, changedBy: 'admin-alex' });
+    expect(after.changes[0]).toMatchObject({ version: before.version + 1, changedBy: 'admin-alex', note: 'only large refunds' });
+    expect(after.changes[0].previous.map((rule: { id: string }) => rule.id)).toEqual(demoRules.map((rule) => rule.id));
+
+    // An edit based on the version before is refused: someone saved since.
+    const stale = await admin.request.put('/api/policies', { data: { rules: [], baseVersion: before.version } });
+    expect(stale.status()).toBe(409);
+    expect((await stale.json()).error.code).toBe('POLICY_CHANGED');
+    await admin.close();
+  });
+
+  test('an admin adds a rule at /admin/policies; the next call waits and every screen states the rule', async ({ browser, chat, page }) => {
+    const admin = await contextAs(browser, ACCOUNTS.alex);
+    const editor = await admin.newPage();
+    await editor.setViewportSize(DESKTOP);
+    await editor.goto('/admin/policies');
+    await expect(editor.getByRole('heading', { name: 'Approval policies' })).toBeVisible();
+    await expect(editor.getByTestId('policy-rule')).toHaveCount(demoRules.length);
+    await checkAccessible(editor, 'policies');
+
+    await editor.getByTestId('add-rule').click();
+    const rule = editor.getByTestId('policy-rule').last();
+    await rule.getByLabel('Name').fill('VIP look-ups');
+    await rule.getByLabel('Id').fill('vip-lookups');
+    await rule.getByLabel('Tool (glob)').fill('lookup-*');
+    // A condition that does not parse is refused here, before anything is sent.
+    await rule.getByLabel('Condition (CEL, optional)').fill('args.customerId ==');
+    await editor.getByTestId('save-policies').click();
+    await expect(rule.getByText(/condition does not parse/)).toBeVisible();
+    await expect(rule.getByLabel('Condition (CEL, optional)')).toHaveAttribute('aria-invalid', 'true');
+    await checkAccessible(editor, 'policies-invalid');
+
+    await rule.getByLabel('Condition (CEL, optional)').fill('args.customerId == "cus-2"');
+    await rule.getByLabel('Who decides').selectOption('four-eyes');
+    await editor.getByTestId('save-policies').click();
+    await expect(editor.getByText(/Saved as version \d+/)).toBeVisible();
+    await expect(editor.getByTestId('policy-change').first()).toContainText('added VIP look-ups');
+    await editor.setViewportSize(MOBILE);
+    await screenshotBoth(editor, 'policies');
+
+    // Ada's next look-up of that customer waits, and the card says which rule and who decides.
+    const why = 'customerId "cus-2" == "cus-2": reviewer required, not the requester';
+    await chat.open();
+    await chat.send('look up customer cus-2');
+    const card = chat.approvalCard('lookup-customer');
+    await expect(card).toHaveAttribute('data-state', 'pending');
+    await expect(card.getByTestId('approval-why')).toHaveText(`Why it waits: ${why}`);
+    await expect(card).not.toContainText('always asks');
+    await page.setViewportSize(DESKTOP);
+    await checkAccessible(page, 'chat-approval-why');
+
+    // The reviewer's inbox states the same rule and its version; after Rita approves, the audit keeps it.
+    const reviewer = await contextAs(browser, ACCOUNTS.rita);
+    const inboxPage = await reviewer.newPage();
+    const inbox = new InboxPage(inboxPage);
+    await inbox.open();
+    const toolCallId = await card.getAttribute('data-card-id');
+    await inbox.select(toolCallId!);
+    await expect(inboxPage.getByTestId('inbox-why')).toContainText(why);
+    await expect(inboxPage.getByTestId('inbox-why')).toContainText(/policy version \d+/);
+    await inboxPage.getByTestId('inbox-approve').click();
+    await expect(inbox.row(toolCallId!)).toHaveCount(0);
+    await reviewer.close();
+    await expect(card).toHaveAttribute('data-state', 'approved');
+    await expect(card.getByTestId('approval-why')).toHaveText(`Why it asked: ${why}`);
+
+    const audit = await admin.newPage();
+    await audit.goto('/audit');
+    await audit.locator(`[data-testid="audit-row"][data-tool-call-id="${toolCallId}"]`).click();
+    await expect(audit.getByTestId('audit-why').first()).toContainText(why);
+    await admin.close();
+  });
+
+  test('the demo policies: a refund of 250 states the amount rule, not a generic sentence', async ({ chat }) => {
+    await chat.open();
+    await chat.send('refund order ord-1042 for 250');
+    const card = chat.approvalCard('issue-refund');
+    await expect(card).toHaveAttribute('data-state', 'pending');
+    await expect(card.getByTestId('approval-why')).toContainText('amount 250 > 100');
+    await expect(card.getByTestId('approval-why')).toContainText('reviewer required, not the requester');
+  });
+});

@@ -1,0 +1,177 @@
+import type { DataPolicyCall, DataPolicySource, DataPolicyVerdict } from '@/lib/agent/data-policy';
+import type { PrismaClient } from '@/lib/generated/prisma/client';
+import type { Classify } from './classify';
+import { evaluatePolicies, type HistoryTotals } from './evaluate';
+import { policiesSchema, ruleMatches, type PolicyRule } from './rules';
+
+/** The NOTIFY channel a policy change is announced on (every server drops its cached rules). */
+export const POLICY_CHANNEL = 'countersign_policies';
+
+/** The rule list in force (version 0 and no rules before the first change). */
+export interface PolicySet {
+  version: number;
+  rules: PolicyRule[];
+  changedBy: string | null;
+  changedAt: Date | null;
+}
+
+/** One stored change: who, when, the rules before and after. */
+export interface PolicyChange {
+  version: number;
+  rules: PolicyRule[];
+  previous: PolicyRule[] | null;
+  changedBy: string;
+  note: string | null;
+  createdAt: Date;
+}
+
+/** Stored rules are validated again when read; a list that no longer parses is kept as-is per rule. */
+function parseRules(value: unknown): PolicyRule[] {
+  const parsed = policiesSchema.safeParse({ rules: value });
+  if (parsed.success) return parsed.data.rules;
+  // A stored rule the schema no longer accepts must still fail closed rather than vanish:
+  // keep it with a condition that cannot be evaluated, so matching calls require approval.
+  return (Array.isArray(value) ? value : []).map((raw, index) => {
+    const rule = raw as Partial<PolicyRule>;
+    return {
+      id: String(rule.id ?? `rule-${index + 1}`),
+      name: String(rule.name ?? `rule ${index + 1}`),
+      agent: typeof rule.agent === 'string' ? rule.agent : '*',
+      tool: typeof rule.tool === 'string' ? rule.tool : '*',
+      condition: '__stored_rule_is_invalid__',
+      outcome: { type: 'require', approvers: 'reviewer' },
+    } satisfies PolicyRule;
+  });
+}
+
+/** The rule list in force, read in one statement. */
+export async function readPolicies(db: PrismaClient): Promise<PolicySet> {
+  const row = await db.policyVersion.findFirst({ orderBy: { version: 'desc' } });
+  if (!row) return { version: 0, rules: [], changedBy: null, changedAt: null };
+  return { version: row.version, rules: parseRules(row.rules), changedBy: row.changedBy, changedAt: row.createdAt };
+}
+
+/** The latest changes, newest first. */
+export async function listPolicyChanges(db: PrismaClient, limit = 20): Promise<PolicyChange[]> {
+  const rows = await db.policyVersion.findMany({ orderBy: { version: 'desc' }, take: limit });
+  return rows.map((row) => ({
+    version: row.version,
+    rules: parseRules(row.rules),
+    previous: row.previous === null ? null : parseRules(row.previous),
+    changedBy: row.changedBy,
+    note: row.note,
+    createdAt: row.createdAt,
+  }));
+}
+
+/**
+ * Stores `rules` as the next version in one statement (the previous rules kept beside them, the
+ * change announced on POLICY_CHANNEL). With `baseVersion`, the write happens only while that
+ * version is still in force.
+ *
+ * @returns the new version, or null when `baseVersion` is no longer the latest (someone else saved)
+ */
+export async function writePolicies(
+  db: PrismaClient,
+  input: { rules: PolicyRule[]; changedBy: string; note?: string; baseVersion?: number },
+): Promise<number | null> {
+  try {
+    const rows = await db.$queryRaw<{ version: number }[]>`
+      WITH cur AS (
+        SELECT COALESCE((SELECT version FROM policy_versions ORDER BY version DESC LIMIT 1), 0) AS version,
+               (SELECT rules FROM policy_versions ORDER BY version DESC LIMIT 1) AS rules
+      ),
+      ins AS (
+        INSERT INTO policy_versions (version, rules, previous, changed_by, note)
+        SELECT cur.version + 1, ${JSON.stringify(input.rules)}::jsonb, cur.rules, ${input.changedBy}, ${input.note ?? null}
+        FROM cur WHERE ${input.baseVersion ?? null}::int IS NULL OR cur.version = ${input.baseVersion ?? null}::int
+        RETURNING version
+      )
+      SELECT ins.version, pg_notify(${POLICY_CHANNEL}, ins.version::text) IS NULL AS notified FROM ins`;
+    return rows[0]?.version ?? null;
+  } catch (error) {
+    // Two writers computed the same next version: the later one lost the race.
+    if (error instanceof Error && /policy_versions_pkey|unique/i.test(error.message)) return null;
+    throw error;
+  }
+}
+
+export interface PrismaPolicySourceOptions {
+  /** How long the cached rule list is used without asking the database again, in ms (default 1,000). */
+  maxAgeMs?: number;
+  /** Asks the decision model about a call (rule outcome `classify`). */
+  classify?: Classify;
+}
+
+/**
+ * Data policies from PostgreSQL for the runtime. The rule list is cached (dropped on `invalidate`,
+ * which the app calls on every POLICY_CHANNEL notification, and after `maxAgeMs`), so a call that
+ * no rule watches costs no statement. A call of a tool that a history rule watches costs one
+ * statement (`countersign_policy_history`): it takes the tool's advisory lock, reads the totals and
+ * records the call, so concurrent calls cannot all slip under a limit.
+ */
+export class PrismaPolicySource implements DataPolicySource {
+  private cached: { set: PolicySet; at: number } | null = null;
+  private loading: Promise<PolicySet> | null = null;
+
+  constructor(
+    private readonly db: PrismaClient,
+    private readonly options: PrismaPolicySourceOptions = {},
+  ) {}
+
+  /** Drops the cached rule list; the next call reads the one in force. */
+  invalidate(): void {
+    this.cached = null;
+  }
+
+  /** The rule list in force (cached). */
+  async current(): Promise<PolicySet> {
+    const maxAge = this.options.maxAgeMs ?? 1_000;
+    if (this.cached && Date.now() - this.cached.at < maxAge) return this.cached.set;
+    this.loading ??= readPolicies(this.db)
+      .then((set) => {
+        this.cached = { set, at: Date.now() };
+        return set;
+      })
+      .finally(() => {
+        this.loading = null;
+      });
+    return this.loading;
+  }
+
+  async evaluate(call: DataPolicyCall): Promise<DataPolicyVerdict> {
+    const { version, rules } = await this.current();
+    const matching = rules.filter((rule) => ruleMatches(rule, call.agentId, call.toolName));
+    if (matching.length === 0) return { outcome: 'none', version };
+    const watched = matching.filter((rule): rule is PolicyRule & { history: NonNullable<PolicyRule['history']> } => rule.history !== undefined);
+    const totals = new Map<string, HistoryTotals>();
+    let historyError: unknown = null;
+    if (watched.length > 0) {
+      try {
+        const specs = watched.map((rule) => rule.history);
+        const [row] = await this.db.$queryRaw<{ totals: { sum: string | number; count: number }[] }[]>`
+          SELECT countersign_policy_history(${call.toolName}, ${call.agentId}, ${call.runId}, ${call.toolCallId}, ${call.threadId},
+            ${call.requestedBy}, ${JSON.stringify(call.args ?? null)}::jsonb, ${JSON.stringify(specs)}::jsonb) AS totals`;
+        watched.forEach((rule, index) => {
+          const t = row.totals[index];
+          totals.set(rule.id, { sum: Number(t.sum), count: Number(t.count) });
+        });
+      } catch (error) {
+        historyError = error;
+      }
+    }
+    return evaluatePolicies({
+      rules: matching,
+      version,
+      call,
+      classify: this.options.classify,
+      history: async (rule) => {
+        if (historyError) throw historyError;
+        const found = totals.get(rule.id);
+        if (!found) throw new Error(`no history totals for rule ${rule.id}`);
+        return found;
+      },
+    });
+  }
+}
+

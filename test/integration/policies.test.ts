@@ -1,0 +1,298 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AgentChunk } from '../../lib/agent/chunks';
+import { auditQuerySchema, listAudit } from '../../lib/audit/queries';
+import { listInbox } from '../../lib/inbox/queries';
+import { ScriptedDecisionModel } from '../../lib/models/scripted-decision';
+import { createClassifier } from '../../lib/policies/classify';
+import { policiesSchema, type PolicyRuleInput } from '../../lib/policies/rules';
+import { PrismaPolicySource, readPolicies, writePolicies } from '../../lib/policies/store';
+import { collect, createRuntime, databaseUrl, newThreadId, only } from '../support/harness';
+
+const ada = { id: 'user-ada', role: 'user' as const };
+const rita = { id: 'user-rita', role: 'reviewer' as const };
+const closers: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  await Promise.all(closers.map((close) => close()));
+});
+beforeAll(() => {
+  process.env.DATABASE_URL = databaseUrl();
+});
+
+/** A runtime whose agent asks data policies from PostgreSQL (no cache: every call reads the rules in force). */
+async function policyRuntime() {
+  const base = await createRuntime();
+  closers.push(base.close);
+  const rt = await createRuntime({ dataPolicy: new PrismaPolicySource(base.db, { maxAgeMs: 0 }) });
+  closers.push(rt.close);
+  return rt;
+}
+
+async function setRules(db: Awaited<ReturnType<typeof createRuntime>>['db'], rules: PolicyRuleInput[]) {
+  const parsed = policiesSchema.parse({ rules }).rules;
+  const version = await writePolicies(db, { rules: parsed, changedBy: 'user-alex' });
+  expect(version).not.toBeNull();
+  return version!;
+}
+
+const approvals = (chunks: AgentChunk[]) => only(chunks, 'tool-call-approval');
+const refundLines = (orderId: string, amounts: number[]) => amounts.map((amount) => `/tool issue-refund {"orderId":"${orderId}","amount":${amount}}`).join('\n');
+
+describe('data policies decide which calls wait, and the pending call records why', () => {
+  it('a rule on a tool code lets run makes it wait for a reviewer; the pending call keeps the rule version and states the real rule', async () => {
+    const rt = await policyRuntime();
+    const version = await setRules(rt.db, [
+      { id: 'vip-lookup', name: 'VIP look-ups', tool: 'lookup-*', condition: 'args.customerId == "cus-1"', outcome: { type: 'require', approvers: 'four-eyes' } },
+    ]);
+    const threadId = newThreadId();
+    const run = await rt.agent.stream('/tool lookup-customer {"customerId":"cus-1"}', { threadId, resourceId: ada.id });
+    const chunks = await collect(run.fullStream);
+    const [approval] = approvals(chunks);
+    expect(approval.payload).toMatchObject({
+      toolName: 'lookup-customer',
+      approvers: 'reviewer',
+      policy: 'data-policy',
+      why: 'customerId "cus-1" == "cus-1": reviewer required, not the requester',
+    });
+    const [row] = await rt.store.findOpenPendingCalls({ threadId });
+    expect(row.policyVersion).toBe(version);
+    expect(row.policyEvaluation).toMatchObject({ rule: { id: 'vip-lookup', version, condition: 'args.customerId == "cus-1"' }, code: null, approvers: 'reviewer' });
+
+    // The inbox shows the same sentence; the requester cannot decide, a reviewer can, and the audit keeps it.
+    const { items } = await listInbox({ status: 'pending', limit: 100 });
+    expect(items.find((item) => item.toolCallId === approval.payload.toolCallId)).toMatchObject({ why: approval.payload.why, policyVersion: version });
+    await expect(rt.agent.approveToolCall({ runId: run.runId, toolCallId: approval.payload.toolCallId, actor: ada })).rejects.toMatchObject({ code: 'FOUR_EYES' });
+    const approved = await rt.agent.approveToolCall({ runId: run.runId, toolCallId: approval.payload.toolCallId, actor: rita });
+    const after = await collect(approved.fullStream);
+    expect(only(after, 'tool-call-resumed')[0].payload.why).toBe(approval.payload.why);
+    const audit = await listAudit(auditQuerySchema.parse({ limit: 500 }));
+    expect(audit.entries.find((entry) => entry.toolCallId === approval.payload.toolCallId)?.why).toBe(approval.payload.why);
+
+    // Another customer matches no rule: it runs at once.
+    const other = await collect((await rt.agent.stream('/tool lookup-customer {"customerId":"cus-2"}', { threadId: newThreadId(), resourceId: ada.id })).fullStream);
+    expect(approvals(other)).toHaveLength(0);
+    expect(only(other, 'tool-result')).toHaveLength(1);
+  });
+
+  it('allow in data cannot remove the approval code requires; the reason names the code rule', async () => {
+    const rt = await policyRuntime();
+    await setRules(rt.db, [{ id: 'let-deletes', name: 'Let deletes through', tool: 'delete-record', outcome: { type: 'allow' } }]);
+    const chunks = await collect((await rt.agent.stream('delete record rec-42', { threadId: newThreadId(), resourceId: ada.id })).fullStream);
+    const [approval] = approvals(chunks);
+    expect(approval.payload).toMatchObject({ policy: 'tool', approvers: 'requester', why: 'delete-record always needs approval: the requester or a reviewer may decide' });
+  });
+
+  it('a data rule cannot loosen who decides: the tool is reviewer-only, a rule saying requester keeps the reviewer', async () => {
+    const rt = await policyRuntime();
+    await setRules(rt.db, [{ id: 'r', name: 'Refunds', tool: 'issue-refund', condition: 'args.amount > 100', outcome: { type: 'require', approvers: 'requester' } }]);
+    const chunks = await collect((await rt.agent.stream('refund order ord-1042 for 250', { threadId: newThreadId(), resourceId: ada.id })).fullStream);
+    expect(approvals(chunks)[0].payload).toMatchObject({ approvers: 'reviewer' });
+    expect(approvals(chunks)[0].payload.why).toBe("amount 250 > 100; and issue-refund's own approval rule asked for these arguments: reviewer required, not the requester");
+  });
+
+  it('a stored condition that fails to evaluate requires a reviewer and records the error', async () => {
+    const rt = await policyRuntime();
+    await setRules(rt.db, [{ id: 'typo', name: 'Typo rule', tool: 'lookup-customer', condition: 'args.customer_id == "cus-9"', outcome: { type: 'require', approvers: 'requester' } }]);
+    const threadId = newThreadId();
+    const chunks = await collect((await rt.agent.stream('/tool lookup-customer {"customerId":"cus-2"}', { threadId, resourceId: ada.id })).fullStream);
+    expect(approvals(chunks)[0].payload).toMatchObject({ policy: 'policy-error', approvers: 'reviewer' });
+    const [row] = await rt.store.findOpenPendingCalls({ threadId });
+    expect(row.policyEvaluation?.error).toMatch(/^condition failed: No such key: customer_id/);
+    expect(row.policyEvaluation?.why).toMatch(/^rule "Typo rule" could not be evaluated \(condition failed: No such key: customer_id.*\), so approval is required: reviewer required, not the requester$/);
+
+    // A rule list stored by hand that the schema refuses still fails closed instead of vanishing.
+    await rt.db.$executeRaw`INSERT INTO policy_versions (version, rules, changed_by) SELECT max(version) + 1, '[{"id":"x","tool":"lookup-customer","outcome":{"type":"nonsense"}}]'::jsonb, 'sql' FROM policy_versions`;
+    const broken = await collect((await rt.agent.stream('/tool lookup-customer {"customerId":"cus-2"}', { threadId: newThreadId(), resourceId: ada.id })).fullStream);
+    expect(approvals(broken)[0].payload).toMatchObject({ policy: 'policy-error', approvers: 'reviewer' });
+  });
+
+  it('changes apply to new calls only: a waiting call keeps the version that paused it', async () => {
+    const rt = await policyRuntime();
+    const v1 = await setRules(rt.db, [{ id: 'all-lookups', name: 'All look-ups', tool: 'lookup-customer', outcome: { type: 'require', approvers: 'reviewer' } }]);
+    const threadId = newThreadId();
+    await collect((await rt.agent.stream('/tool lookup-customer {"customerId":"cus-3"}', { threadId, resourceId: ada.id })).fullStream);
+    const v2 = await setRules(rt.db, []);
+    expect(v2).toBe(v1 + 1);
+    const [row] = await rt.store.findOpenPendingCalls({ threadId });
+    expect(row).toMatchObject({ policyVersion: v1, status: 'pending' });
+    const next = await collect((await rt.agent.stream('/tool lookup-customer {"customerId":"cus-3"}', { threadId: newThreadId(), resourceId: ada.id })).fullStream);
+    expect(approvals(next)).toHaveLength(0);
+    const stored = await readPolicies(rt.db);
+    expect(stored).toMatchObject({ version: v2, rules: [], changedBy: 'user-alex' });
+    const change = await rt.db.policyVersion.findUniqueOrThrow({ where: { version: v2 } });
+    expect(change.previous).toMatchObject([{ id: 'all-lookups' }]);
+    // A save based on an older version is refused.
+    expect(await writePolicies(rt.db, { rules: [], changedBy: 'user-alex', baseVersion: v1 })).toBeNull();
+  });
+});
+
+describe('history conditions: a limit cannot be split into several calls', () => {
+  const perChat = (limit: number): PolicyRuleInput[] => [{
+    id: 'refunds-per-chat', name: 'Refunds per chat per day', tool: 'issue-refund', condition: `history.total > ${limit}`,
+    history: { sum: 'amount', by: 'thread', windowHours: 24 }, outcome: { type: 'require', approvers: 'four-eyes' },
+  }];
+
+  it('three refunds of 100 in one message (the split the issue reported): one runs, the next waits, the identical third is not run again', async () => {
+    const rt = await policyRuntime();
+    await setRules(rt.db, perChat(100));
+    const chunks = await collect((await rt.agent.stream(refundLines('ord-none', [100, 100, 100]), { threadId: newThreadId(), resourceId: ada.id })).fullStream);
+    const waiting = approvals(chunks);
+    expect(waiting.map((chunk) => chunk.payload.why)).toEqual([
+      'amount total 200 (24 h, same chat, incl. this call) > 100: reviewer required, not the requester',
+    ]);
+    const results = only(chunks, 'tool-result').map((chunk) => (chunk.payload.result as { status?: string; message?: string }));
+    expect(results).toHaveLength(2);
+    expect(results.filter((result) => result.status === 'already-pending')).toHaveLength(1);
+  });
+
+  it('siblings of one step count each other: 60 and 30 run, the 20 that crosses 100 waits', async () => {
+    const rt = await policyRuntime();
+    await setRules(rt.db, perChat(100));
+    const chunks = await collect((await rt.agent.stream(refundLines('ord-none', [60, 30, 20]), { threadId: newThreadId(), resourceId: ada.id })).fullStream);
+    expect(approvals(chunks).map((chunk) => chunk.payload.args)).toEqual([{ orderId: 'ord-none', amount: 20 }]);
+    expect(approvals(chunks)[0].payload.why).toBe('amount total 110 (24 h, same chat, incl. this call) > 100: reviewer required, not the requester');
+    expect(only(chunks, 'tool-result')).toHaveLength(2);
+  });
+
+  it('a declined call no longer counts', async () => {
+    const rt = await policyRuntime();
+    await setRules(rt.db, perChat(100));
+    const threadId = newThreadId();
+    const first = await rt.agent.stream(refundLines('ord-none', [60, 50]), { threadId, resourceId: ada.id });
+    const [waiting] = approvals(await collect(first.fullStream));
+    const declined = await rt.agent.declineToolCall({ runId: first.runId, toolCallId: waiting.payload.toolCallId, actor: rita, reason: 'no' });
+    await collect(declined.fullStream);
+    // 60 ran; the declined 50 is not counted, so 40 more stays at 100 (a limit of more than 100).
+    const next = await collect((await rt.agent.stream(refundLines('ord-none', [40]), { threadId, resourceId: ada.id })).fullStream);
+    expect(approvals(next)).toHaveLength(0);
+    const over = await collect((await rt.agent.stream(refundLines('ord-none', [1]), { threadId, resourceId: ada.id })).fullStream);
+    expect(approvals(over)).toHaveLength(1);
+  });
+
+  it('per order, concurrent runs on two servers: exactly as many refunds run as fit under the limit', async () => {
+    const a = await policyRuntime();
+    const b = await policyRuntime();
+    const orderId = `ord-${crypto.randomUUID().slice(0, 8)}`;
+    await setRules(a.db, [{
+      id: 'refunds-per-order', name: 'Refunds per order per day', tool: 'issue-refund', condition: 'history.total > 100',
+      history: { sum: 'amount', by: 'args.orderId', windowHours: 24 }, outcome: { type: 'require', approvers: 'four-eyes' },
+    }]);
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => (i % 2 ? a : b).agent.stream(refundLines(orderId, [25]), { threadId: newThreadId(), resourceId: ada.id }).then((run) => collect(run.fullStream))),
+    );
+    const ran = results.filter((chunks) => approvals(chunks).length === 0);
+    const waited = results.filter((chunks) => approvals(chunks).length === 1);
+    expect(ran).toHaveLength(4);
+    expect(waited).toHaveLength(4);
+  });
+});
+
+describe('quorum: N distinct reviewers approve; one decline ends it', () => {
+  const reviewers = [rita, { id: 'reviewer-sam', role: 'reviewer' as const }, { id: 'reviewer-tom', role: 'reviewer' as const }];
+  const quorumRule = (n: number): PolicyRuleInput[] => [
+    { id: 'vip', name: 'VIP look-ups', tool: 'lookup-customer', condition: 'args.customerId == "cus-1"', outcome: { type: 'require', approvers: { quorum: n } } },
+  ];
+  const toolResults = async (db: Awaited<ReturnType<typeof createRuntime>>['db'], runId: string) =>
+    (await db.runEvent.findMany({ where: { runId }, orderBy: { id: 'asc' } })).map((row) => row.chunk as unknown as AgentChunk).filter((chunk) => chunk.type === 'tool-result');
+
+  it('3 reviewers voting at once on two servers: one final outcome, the tool runs once; each vote is an audit entry; a late vote is told the outcome', async () => {
+    const a = await policyRuntime();
+    const b = await policyRuntime();
+    await setRules(a.db, quorumRule(3));
+    for (let round = 0; round < 3; round += 1) {
+      const run = await a.agent.stream('/tool lookup-customer {"customerId":"cus-1"}', { threadId: newThreadId(), resourceId: ada.id });
+      const [approval] = approvals(await collect(run.fullStream));
+      expect(approval.payload).toMatchObject({ quorum: 3, approvers: 'reviewer' });
+      expect(approval.payload.why).toBe('customerId "cus-1" == "cus-1": 3 different reviewers required, not the requester');
+      const toolCallId = approval.payload.toolCallId;
+      // The requester cannot vote.
+      await expect(a.agent.approveToolCall({ runId: run.runId, toolCallId, actor: ada })).rejects.toMatchObject({ code: 'FOUR_EYES' });
+
+      const streams = await Promise.all(
+        reviewers.map((actor, i) => (i % 2 ? b : a).agent.approveToolCall({ runId: run.runId, toolCallId, actor }).then((result) => collect(result.fullStream))),
+      );
+      const continued = streams.filter((chunks) => only(chunks, 'tool-call-resumed').length === 1);
+      const votes = streams.filter((chunks) => only(chunks, 'tool-call-resumed').length === 0);
+      expect(continued).toHaveLength(1);
+      expect(votes.map((chunks) => approvals(chunks)[0].payload.approvals).sort()).toEqual([1, 2]);
+      expect(await toolResults(a.db, run.runId)).toHaveLength(1);
+
+      const row = await a.db.pendingToolCall.findFirstOrThrow({ where: { rootRunId: run.runId, rootToolCallId: toolCallId } });
+      expect(row.status).toBe('completed');
+      expect([...row.approvedBy].sort()).toEqual(reviewers.map((r) => r.id).sort());
+      const decisions = await a.db.decision.findMany({ where: { pendingCallId: row.id } });
+      expect(decisions.map((d) => d.kind).sort()).toEqual(['approval', 'vote', 'vote']);
+      // What the requester's chat reads: the card with "2 of 3" before the last vote.
+      const logged = (await a.db.runEvent.findMany({ where: { runId: run.runId }, orderBy: { id: 'asc' } })).map((e) => e.chunk as unknown as AgentChunk);
+      expect(only(logged, 'tool-call-approval').map((chunk) => chunk.payload.approvals ?? 0)).toEqual([0, 1, 2]);
+
+      await expect(b.agent.approveToolCall({ runId: run.runId, toolCallId, actor: { id: 'reviewer-ann', role: 'reviewer' } })).rejects.toMatchObject({
+        code: 'ALREADY_DECIDED',
+        details: { outcome: 'approved' },
+      });
+    }
+  });
+
+  it('one decline ends it declined and the model reads the reason; a vote after that is told it was declined; a second vote by the same reviewer is refused', async () => {
+    const rt = await policyRuntime();
+    await setRules(rt.db, quorumRule(2));
+    const run = await rt.agent.stream('/tool lookup-customer {"customerId":"cus-1"}', { threadId: newThreadId(), resourceId: ada.id });
+    const [approval] = approvals(await collect(run.fullStream));
+    const toolCallId = approval.payload.toolCallId;
+    const first = await collect((await rt.agent.approveToolCall({ runId: run.runId, toolCallId, actor: rita })).fullStream);
+    expect(approvals(first)[0].payload).toMatchObject({ approvals: 1, approvedBy: [rita.id], quorum: 2 });
+    await expect(rt.agent.approveToolCall({ runId: run.runId, toolCallId, actor: rita })).rejects.toMatchObject({ code: 'ALREADY_VOTED', status: 409 });
+    await expect(rt.agent.approveToolCall({ runId: run.runId, toolCallId, actor: rita, args: { customerId: 'cus-2' } })).rejects.toMatchObject({ code: 'QUORUM_NO_EDITS' });
+
+    const declined = await collect((await rt.agent.declineToolCall({ runId: run.runId, toolCallId, actor: reviewers[1], reason: 'not for VIPs' })).fullStream);
+    expect(only(declined, 'tool-output-denied')[0].payload.approval.reason).toBe('not for VIPs');
+    expect(only(declined, 'tool-result')).toHaveLength(0);
+    await expect(rt.agent.approveToolCall({ runId: run.runId, toolCallId, actor: reviewers[2] })).rejects.toMatchObject({
+      code: 'ALREADY_DECIDED',
+      details: { outcome: 'declined', reason: 'not for VIPs' },
+    });
+  });
+});
+
+describe('classify: a decision model decides whether a call needs a person', () => {
+  it('the scripted decision model scores send-email 0.9 ≥ 0.7: it waits, and score, rationale, model and latency are stored and stated; a reading tool scored 0.1 runs', async () => {
+    const base = await createRuntime();
+    closers.push(base.close);
+    const classify = createClassifier({ model: new ScriptedDecisionModel() });
+    const rt = await createRuntime({ dataPolicy: new PrismaPolicySource(base.db, { maxAgeMs: 0, classify }) });
+    closers.push(rt.close);
+    await setRules(rt.db, [
+      { id: 'classified', name: 'Classified', tool: '{send-email,lookup-customer}', outcome: { type: 'classify', threshold: 0.7, approvers: 'four-eyes' } },
+    ]);
+    const threadId = newThreadId();
+    const chunks = await collect((await rt.agent.stream('/tool send-email {"to":"a@b.co","subject":"Hi","body":"secret"}', { threadId, resourceId: ada.id })).fullStream);
+    const [approval] = approvals(chunks);
+    expect(approval.payload.approvers).toBe('reviewer');
+    expect(approval.payload.why).toMatch(
+      /^rule "Classified": classifier score 0\.90 ≥ 0\.7, "send" suggests a destructive or money-moving action \(classifier local\/scripted-decision, \d+ ms\); and send-email always needs approval: reviewer required, not the requester$/,
+    );
+    const [row] = await rt.store.findOpenPendingCalls({ threadId });
+    expect(row.policyEvaluation?.classification).toMatchObject({ score: 0.9, threshold: 0.7, modelId: 'local/scripted-decision', rationale: expect.stringContaining('"send"') });
+    expect(row.policyEvaluation?.classification?.latencyMs).toBeGreaterThanOrEqual(0);
+
+    const lookup = await collect((await rt.agent.stream('/tool lookup-customer {"customerId":"cus-3"}', { threadId: newThreadId(), resourceId: ada.id })).fullStream);
+    expect(approvals(lookup)).toHaveLength(0);
+    expect(only(lookup, 'tool-result')).toHaveLength(1);
+  });
+
+  it('a model that refuses makes the call wait for a reviewer, with the refusal recorded', async () => {
+    const base = await createRuntime();
+    closers.push(base.close);
+    const refusing = {
+      specificationVersion: 'v4' as const, provider: 'test', modelId: 'refuser', supportedQuestionTypes: ['boolean' as const],
+      doDecide: async () => ({ answers: { requiresApproval: { type: 'refusal' as const } }, warnings: [] }),
+    };
+    const rt = await createRuntime({ dataPolicy: new PrismaPolicySource(base.db, { maxAgeMs: 0, classify: createClassifier({ model: refusing }) }) });
+    closers.push(rt.close);
+    await setRules(rt.db, [{ id: 'c', name: 'Look-ups', tool: 'lookup-customer', outcome: { type: 'classify', threshold: 0.7, approvers: 'requester' } }]);
+    const threadId = newThreadId();
+    const chunks = await collect((await rt.agent.stream('/tool lookup-customer {"customerId":"cus-3"}', { threadId, resourceId: ada.id })).fullStream);
+    expect(approvals(chunks)[0].payload).toMatchObject({ approvers: 'requester' });
+    const [row] = await rt.store.findOpenPendingCalls({ threadId });
+    expect(row.policyEvaluation?.classification).toMatchObject({ score: null, error: 'the model refused to answer', modelId: 'test/refuser' });
+  });
+});
