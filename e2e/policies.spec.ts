@@ -59,7 +59,7 @@ test.describe('approval policies as data', () => {
     await editor.getByTestId('add-rule').click();
     const rule = editor.getByTestId('policy-rule').last();
     await rule.getByLabel('Name').fill('VIP look-ups');
-    await rule.getByLabel('Id').fill('vip-lookups');
+    await rule.getByLabel('Rule id').fill('vip-lookups');
     await rule.getByLabel('Tool (glob)').fill('lookup-*');
     // A condition that does not parse is refused here, before anything is sent.
     await rule.getByLabel('Condition (CEL, optional)').fill('args.customerId ==');
@@ -116,5 +116,54 @@ test.describe('approval policies as data', () => {
     await expect(card).toHaveAttribute('data-state', 'pending');
     await expect(card.getByTestId('approval-why')).toContainText('amount 250 > 100');
     await expect(card.getByTestId('approval-why')).toContainText('reviewer required, not the requester');
+  });
+});
+
+test.describe('quorum and classifier in the browser', () => {
+  test('a refund of 1,100 needs two reviewers: the chat counts "1 of 2 approvals" live, the second approval runs it', async ({ browser, chat, db, page }) => {
+    await db.query(`UPDATE orders SET refunded = 0, status = 'paid' WHERE id = 'ord-2001'`);
+    await page.setViewportSize(DESKTOP);
+    await chat.open();
+    await chat.send('refund order ord-2001 for 1100');
+    const card = chat.approvalCard('issue-refund');
+    await expect(card).toHaveAttribute('data-state', 'pending');
+    await expect(card.getByTestId('approval-quorum')).toHaveText('0 of 2 approvals.');
+    await expect(card.getByTestId('approval-why')).toContainText('amount 1100 > 1000');
+    await expect(card.getByTestId('approval-why')).toContainText('2 different reviewers required, not the requester');
+    const toolCallId = (await card.getAttribute('data-card-id'))!;
+
+    for (const [email, count] of [[ACCOUNTS.rita, '1 of 2'], [ACCOUNTS.sam, null]] as const) {
+      const reviewer = await contextAs(browser, email);
+      const inboxPage = await reviewer.newPage();
+      const inbox = new InboxPage(inboxPage);
+      await inbox.open();
+      await inbox.select(toolCallId);
+      await inboxPage.getByTestId('inbox-approve').click();
+      if (count) {
+        await expect(inboxPage.getByText(/Your approval counted: 1 of 2/)).toBeVisible();
+        await expect(inboxPage.getByTestId('inbox-quorum')).toContainText('1 of 2');
+        // The requester's open chat shows the count without a reload.
+        await expect(card.getByTestId('approval-quorum')).toHaveText('1 of 2 approvals.');
+        await checkAccessible(page, 'chat-approval-quorum');
+      } else {
+        await expect(inbox.row(toolCallId)).toHaveCount(0);
+      }
+      await reviewer.close();
+    }
+    await expect(card).toHaveAttribute('data-state', 'approved');
+    await expect(chat.lastAssistant()).toContainText('Refunded $1100');
+    const decisions = await db.query<{ kind: string }>(
+      `SELECT d.kind FROM decisions d JOIN pending_tool_calls p ON p.id = d.pending_call_id WHERE p.root_tool_call_id = $1 ORDER BY d.created_at`,
+      [toolCallId],
+    );
+    expect(decisions.map((d) => d.kind)).toEqual(['vote', 'approval']);
+  });
+
+  test('send-email is classified: the card shows the score, the rationale and the model', async ({ chat }) => {
+    await chat.open();
+    await chat.send('send email to a@b.co');
+    const card = chat.approvalCard('send-email');
+    await expect(card).toHaveAttribute('data-state', 'pending');
+    await expect(card.getByTestId('approval-why')).toContainText(/rule "Emails": classifier score 0\.90 ≥ 0\.7, "send" suggests a destructive or money-moving action \(classifier local\/scripted-decision, \d+ ms/);
   });
 });

@@ -87,10 +87,24 @@ function serverIsAhead(client: ChatMessage[], server: ChatMessage[]): boolean {
     ),
   );
   if (deadlineMoved) return true;
+  // A quorum call got another reviewer's approval there ("2 of 3 approvals").
+  if (moreApprovals(client, server)) return true;
   const [mine, theirs] = [client.at(-1), server.at(-1)];
   if (!mine || !theirs || mine.id !== theirs.id) return false;
   if (theirs.parts.length !== mine.parts.length) return theirs.parts.length > mine.parts.length;
   return textLength(theirs) > textLength(mine);
+}
+
+/** Whether a pending quorum card counts more approvals in `server` than in `client`. */
+function moreApprovals(client: ChatMessage[], server: ChatMessage[]): boolean {
+  const approvals = (messages: ChatMessage[]) =>
+    new Map(
+      messages.flatMap((message) =>
+        message.parts.flatMap((part) => (isCardPart(part) && part.type === 'data-tool-call-approval' ? [[part.data.toolCallId, part.data.approvals ?? 0] as const] : [])),
+      ),
+    );
+  const here = approvals(client);
+  return [...approvals(server)].some(([id, count]) => here.has(id) && count > here.get(id)!);
 }
 
 /** Wait before opening the activity feed again after the server refused it (e.g. 404, 429), in ms. */

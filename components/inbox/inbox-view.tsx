@@ -174,6 +174,11 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
       });
       setMode(null);
       setReasons(({ [item.id]: _done, ...rest }) => rest);
+      // A vote of a quorum leaves the call waiting: stay on it, so the new count shows.
+      if (outcome.vote) {
+        router.refresh();
+        return;
+      }
       // Move on to the next call, as a mail client does after archiving.
       const index = visible.findIndex((row) => row.id === item.id);
       const next = visible[index + 1] ?? visible[index - 1];

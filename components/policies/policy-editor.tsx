@@ -279,7 +279,7 @@ function RuleEditor({
       </div>
       <div className="grid gap-3 sm:grid-cols-2">
         {field('name', 'Name', <Input {...inputProps('name')} maxLength={120} />)}
-        {field('id', 'Id', <Input {...inputProps('id')} maxLength={64} className="font-mono" />, 'Lower-case letters, digits and dashes')}
+        {field('id', 'Rule id', <Input {...inputProps('id')} maxLength={64} className="font-mono" />, 'Lower-case letters, digits and dashes')}
         {field('agent', 'Agent (glob)', <Input {...inputProps('agent')} className="font-mono" />, 'e.g. * or ops-agent or data-*')}
         {field('tool', 'Tool (glob)', <Input {...inputProps('tool')} className="font-mono" />, 'e.g. issue-refund or {delete,send}-*')}
         <div className="sm:col-span-2">

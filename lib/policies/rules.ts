@@ -92,18 +92,20 @@ export const ruleSchema = z.object({
   outcome: outcomeSchema,
 });
 
-export const policiesSchema = z
-  .object({ rules: z.array(ruleSchema).max(200) })
-  .superRefine((value, ctx) => {
-    const seen = new Set<string>();
-    value.rules.forEach((rule, index) => {
-      if (seen.has(rule.id)) ctx.addIssue({ code: 'custom', path: ['rules', index, 'id'], message: `duplicate rule id ${rule.id}` });
-      seen.add(rule.id);
-      if (rule.condition?.includes('history') && !rule.history) {
-        ctx.addIssue({ code: 'custom', path: ['rules', index, 'history'], message: 'the condition reads history, so the rule needs a history setting' });
-      }
-    });
+/** The checks across the rules of one list: unique ids; a condition reading `history` needs a history setting. */
+export function checkRuleList(rules: z.infer<typeof ruleSchema>[], ctx: z.RefinementCtx) {
+  const seen = new Set<string>();
+  rules.forEach((rule, index) => {
+    if (seen.has(rule.id)) ctx.addIssue({ code: 'custom', path: ['rules', index, 'id'], message: `duplicate rule id ${rule.id}` });
+    seen.add(rule.id);
+    if (/\bhistory\b/.test(rule.condition ?? '') && !rule.history) {
+      ctx.addIssue({ code: 'custom', path: ['rules', index, 'history'], message: 'the condition reads history, so the rule needs a history setting' });
+    }
   });
+}
+
+/** The ordered rule list (at most 200 rules). */
+export const policiesSchema = z.object({ rules: z.array(ruleSchema).max(200) }).superRefine((value, ctx) => checkRuleList(value.rules, ctx));
 
 export type PolicyRule = z.infer<typeof ruleSchema>;
 export type PolicyRuleInput = z.input<typeof ruleSchema>;

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { ruleSchema } from '@/lib/policies/rules';
-import { policiesSchema } from '@/lib/policies/rules';
+import { checkRuleList, ruleSchema } from '@/lib/policies/rules';
 
 /**
  * `PUT /api/policies` body: the whole ordered rule list, the version it was edited from (the
@@ -13,7 +12,4 @@ export const putPoliciesSchema = z
     note: z.string().trim().max(500).optional(),
   })
   .strict()
-  .superRefine((value, ctx) => {
-    const checked = policiesSchema.safeParse({ rules: value.rules });
-    if (!checked.success) for (const issue of checked.error.issues) ctx.addIssue({ ...issue, code: 'custom', message: issue.message });
-  });
+  .superRefine((value, ctx) => checkRuleList(value.rules, ctx));
