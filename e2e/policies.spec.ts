@@ -54,6 +54,7 @@ test.describe('approval policies as data', () => {
     await editor.goto('/admin/policies');
     await expect(editor.getByRole('heading', { name: 'Approval policies' })).toBeVisible();
     await expect(editor.getByTestId('policy-rule')).toHaveCount(demoRules.length);
+    await expect(editor.getByTestId('policy-rule-summary').first()).toHaveText('issue-refund · args.amount > 1000 → 2 reviewers');
     await checkAccessible(editor, 'policies');
 
     await editor.getByTestId('add-rule').click();
@@ -65,6 +66,7 @@ test.describe('approval policies as data', () => {
     await rule.getByLabel('Condition (CEL, optional)').fill('args.customerId ==');
     await editor.getByTestId('save-policies').click();
     await expect(rule.getByText(/condition does not parse/)).toBeVisible();
+    await expect(editor.getByTestId('policy-invalid')).toHaveText(/One rule needs fixing/);
     await expect(rule.getByLabel('Condition (CEL, optional)')).toHaveAttribute('aria-invalid', 'true');
     await checkAccessible(editor, 'policies-invalid');
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { policiesSchema, type PolicyRuleInput } from '@/lib/policies/rules';
-import { draftFromRule, ruleFromDraft, summariseChange } from './drafts';
+import { draftFromRule, ruleFromDraft, ruleSummary, summariseChange } from './drafts';
 
 const rules: PolicyRuleInput[] = [
   { id: 'a', name: 'Per order', agent: '*', tool: 'issue-refund', condition: 'history.total > 100', history: { sum: 'amount', by: 'args.orderId', windowHours: 24 }, outcome: { type: 'require', approvers: { quorum: 2 }, deadline: { minutes: 10, action: 'decline', reason: 'late' } } },
@@ -24,5 +24,13 @@ describe('rule drafts', () => {
     expect(summariseChange(null, parsed)).toBe('added Per order, Mail, Lookups');
     expect(summariseChange(parsed, [parsed[1], { ...parsed[0], name: 'Per order' , condition: 'history.total > 200' }])).toBe('changed Per order; removed Lookups');
     expect(summariseChange(parsed, [parsed[1], parsed[0], parsed[2]])).toBe('reordered');
+  });
+
+  it('says in one line what a rule does', () => {
+    expect(rules.map((rule) => ruleSummary(draftFromRule(rule)))).toEqual([
+      'issue-refund · history.total > 100 → 2 reviewers, decline after 10 min',
+      'ops-* › send-email → classify (≥ 0.7: the requester)',
+      'lookup-* → allow',
+    ]);
   });
 });

@@ -101,3 +101,21 @@ export function summariseChange(before: PolicyRule[] | null, after: PolicyRule[]
   if (!parts.length && order(before) !== order(after)) parts.push('reordered');
   return parts.join('; ') || 'no change';
 }
+
+/** One line saying what a rule does: "issue-refund · args.amount > 1000 → 2 reviewers". */
+export function ruleSummary(draft: RuleDraft): string {
+  const who: Record<RuleDraft['approvers'], string> = {
+    requester: 'the requester',
+    reviewer: 'a reviewer',
+    'four-eyes': 'four eyes',
+    quorum: `${draft.quorum} reviewers`,
+  };
+  const then =
+    draft.outcome === 'allow'
+      ? 'allow'
+      : draft.outcome === 'classify'
+        ? `classify (≥ ${draft.threshold}: ${who[draft.approvers]})`
+        : `${who[draft.approvers]}${draft.useDeadline ? `, ${draft.deadlineAction} after ${draft.deadlineMinutes} min` : ''}`;
+  const scope = draft.agent.trim() && draft.agent.trim() !== '*' ? `${draft.agent.trim()} › ${draft.tool.trim()}` : draft.tool.trim();
+  return `${scope}${draft.condition.trim() ? ` · ${draft.condition.trim()}` : ''} → ${then}`;
+}

@@ -16,7 +16,7 @@ import { sendJson } from '@/components/ui/send-json';
 import { Input, Textarea } from '@/components/ui/textarea';
 import { RelativeTime } from '@/components/ui/time';
 import { policiesSchema, type PolicyRule, type PolicyRuleInput } from '@/lib/policies/rules';
-import { draftFromRule, ruleFromDraft, summariseChange, type RuleDraft } from './drafts';
+import { draftFromRule, ruleFromDraft, ruleSummary, summariseChange, type RuleDraft } from './drafts';
 
 export interface PolicyChangeView {
   version: number;
@@ -54,7 +54,10 @@ export function PolicyEditor({
   const [saving, setSaving] = useState(false);
   const [error, setError] = useState<FriendlyError | null>(null);
   const [issues, setIssues] = useState<Record<string, string>>({});
+  const [invalid, setInvalid] = useState<string | null>(null);
   const [dirty, setDirty] = useState(false);
+  // Rules shown with their form (a new rule, one with a problem, one the admin opened); the rest as one line.
+  const [open, setOpen] = useState<Set<string>>(() => new Set());
 
   const update = (index: number, patch: Partial<RuleDraft>) => {
     setDrafts((list) => list.map((draft, i) => (i === index ? { ...draft, ...patch } : draft)));
@@ -74,7 +77,9 @@ export function PolicyEditor({
     setDirty(true);
   };
   const add = () => {
-    setDrafts((list) => [...list, draftFromRule({ id: `rule-${list.length + 1}`, name: 'New rule', agent: '*', tool: '*', outcome: { type: 'require', approvers: 'reviewer' } })]);
+    const draft = draftFromRule({ id: `rule-${drafts.length + 1}`, name: 'New rule', agent: '*', tool: '*', outcome: { type: 'require', approvers: 'reviewer' } });
+    setDrafts((list) => [...list, draft]);
+    setOpen((keys) => new Set(keys).add(draft.key));
     setDirty(true);
   };
 
@@ -84,9 +89,12 @@ export function PolicyEditor({
     const checked = policiesSchema.safeParse({ rules });
     if (!checked.success) {
       setIssues(Object.fromEntries(checked.error.issues.map((issue) => [issue.path.join('.'), issue.message])));
-      toast.error('Some rules need fixing before they can be saved.');
+      const broken = new Set(checked.error.issues.map((issue) => Number(issue.path[1])));
+      setOpen((keys) => new Set([...keys, ...drafts.filter((_, index) => broken.has(index)).map((draft) => draft.key)]));
+      setInvalid(`${broken.size === 1 ? 'One rule needs' : `${broken.size} rules need`} fixing before they can be saved; the problems are shown under the fields.`);
       return;
     }
+    setInvalid(null);
     setIssues({});
     setSaving(true);
     const outcome = await sendJson<{ version: number }>('/api/policies', { method: 'PUT', body: { rules, baseVersion: version, ...(note.trim() ? { note: note.trim() } : {}) } });
@@ -142,6 +150,15 @@ export function PolicyEditor({
                   index={index}
                   count={drafts.length}
                   draft={draft}
+                  open={open.has(draft.key)}
+                  onToggle={(isOpen) =>
+                    setOpen((keys) => {
+                      const next = new Set(keys);
+                      if (isOpen) next.add(draft.key);
+                      else next.delete(draft.key);
+                      return next;
+                    })
+                  }
                   issues={issues}
                   onChange={(patch) => update(index, patch)}
                   onMove={(by) => move(index, by)}
@@ -166,6 +183,11 @@ export function PolicyEditor({
               <Save aria-hidden /> {saving ? 'Saving…' : dirty ? 'Save changes' : 'Save'}
             </Button>
           </div>
+          {invalid ? (
+            <p role="alert" className="rounded-md border border-destructive/40 px-3 py-2 text-sm text-destructive" data-testid="policy-invalid">
+              {invalid}
+            </p>
+          ) : null}
           {error ? (
             <ErrorNotice
               error={error}
@@ -221,6 +243,8 @@ function RuleEditor({
   index,
   count,
   draft,
+  open,
+  onToggle,
   issues,
   onChange,
   onMove,
@@ -229,6 +253,8 @@ function RuleEditor({
   index: number;
   count: number;
   draft: RuleDraft;
+  open: boolean;
+  onToggle: (open: boolean) => void;
   issues: Record<string, string>;
   onChange: (patch: Partial<RuleDraft>) => void;
   onMove: (by: number) => void;
@@ -263,107 +289,118 @@ function RuleEditor({
     onChange: (event: React.ChangeEvent<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>) => onChange({ [name]: event.target.value } as Partial<RuleDraft>),
   });
   return (
-    <li className="rounded-lg border border-border bg-card p-3 shadow-xs" data-testid="policy-rule" aria-label={`Rule ${index + 1}: ${draft.name}`}>
-      <div className="mb-3 flex flex-wrap items-center gap-2">
-        <Badge>#{index + 1}</Badge>
-        <span className="min-w-0 flex-1 truncate text-sm font-semibold">{draft.name || 'Untitled rule'}</span>
-        <Button variant="ghost" size="sm" onClick={() => onMove(-1)} disabled={index === 0} aria-label={`Move rule ${index + 1} up`}>
-          <ArrowUp aria-hidden />
-        </Button>
-        <Button variant="ghost" size="sm" onClick={() => onMove(1)} disabled={index === count - 1} aria-label={`Move rule ${index + 1} down`}>
-          <ArrowDown aria-hidden />
-        </Button>
-        <Button variant="ghost" size="sm" onClick={onRemove} aria-label={`Remove rule ${index + 1}`}>
-          <Trash2 aria-hidden />
-        </Button>
-      </div>
-      <div className="grid gap-3 sm:grid-cols-2">
-        {field('name', 'Name', <Input {...inputProps('name')} maxLength={120} />)}
-        {field('id', 'Rule id', <Input {...inputProps('id')} maxLength={64} className="font-mono" />, 'Lower-case letters, digits and dashes')}
-        {field('agent', 'Agent (glob)', <Input {...inputProps('agent')} className="font-mono" />, 'e.g. * or ops-agent or data-*')}
-        {field('tool', 'Tool (glob)', <Input {...inputProps('tool')} className="font-mono" />, 'e.g. issue-refund or {delete,send}-*')}
-        <div className="sm:col-span-2">
-          {field(
-            'condition',
-            'Condition (CEL, optional)',
-            <Textarea {...inputProps('condition')} rows={2} className="font-mono text-xs" placeholder="args.amount > 100" />,
-            'Empty: every call of the tool matches',
-          )}
-        </div>
-        <fieldset className="flex flex-col gap-2 rounded-md border border-border p-2 sm:col-span-2">
-          <legend className="px-1 text-sm font-medium">History</legend>
-          <label className="flex items-center gap-2 text-sm">
-            <input type="checkbox" checked={draft.useHistory} onChange={(event) => onChange({ useHistory: event.target.checked })} />
-            Sum earlier calls of this tool (executed or waiting, not declined)
-          </label>
-          {draft.useHistory ? (
-            <div className="grid gap-2 sm:grid-cols-3">
-              {field('historySum', 'Sum of argument', <Input {...inputProps('historySum')} className="font-mono" placeholder="amount" />)}
-              {field('historyBy', 'For the same', (
-                <select {...inputProps('historyBy')} className={selectClass}>
-                  <option value="requester">requester</option>
-                  <option value="thread">chat</option>
-                  <option value="all">— all calls —</option>
-                  <option value="args">argument…</option>
-                </select>
-              ))}
-              {draft.historyBy === 'args'
-                ? field('historyByArg', 'Argument', <Input {...inputProps('historyByArg')} className="font-mono" placeholder="orderId" />)
-                : null}
-              {field('historyHours', 'Window (hours)', <Input {...inputProps('historyHours')} type="number" min={1} inputMode="numeric" />)}
-            </div>
-          ) : null}
-        </fieldset>
-        <fieldset className="flex flex-col gap-2 rounded-md border border-border p-2 sm:col-span-2">
-          <legend className="px-1 text-sm font-medium">Then</legend>
-          <div className="grid gap-2 sm:grid-cols-3">
-            {field('outcome', 'Outcome', (
-              <select {...inputProps('outcome')} className={selectClass}>
-                <option value="allow">Allow (add no approval)</option>
-                <option value="require">Require approval</option>
-                <option value="classify">Ask the classifier</option>
-              </select>
-            ))}
-            {draft.outcome !== 'allow'
-              ? field('approvers', 'Who decides', (
-                  <select {...inputProps('approvers')} className={selectClass}>
-                    <option value="requester">The requester (or a reviewer)</option>
-                    <option value="reviewer">A reviewer</option>
-                    <option value="four-eyes">Four eyes: a reviewer, not the requester</option>
-                    <option value="quorum">Several reviewers (quorum)</option>
-                  </select>
-                ))
-              : null}
-            {draft.outcome !== 'allow' && draft.approvers === 'quorum'
-              ? field('quorum', 'Reviewers needed', <Input {...inputProps('quorum')} type="number" min={2} max={10} inputMode="numeric" />)
-              : null}
-            {draft.outcome === 'classify'
-              ? field('threshold', 'Threshold (0–1)', <Input {...inputProps('threshold')} type="number" min={0} max={1} step={0.05} inputMode="decimal" />, 'A score at or above it waits for a person')
-              : null}
+    <li className="rounded-lg border border-border bg-card shadow-xs" data-testid="policy-rule" aria-label={`Rule ${index + 1}: ${draft.name}`}>
+      <details open={open} onToggle={(event) => onToggle(event.currentTarget.open)}>
+        <summary className="flex cursor-pointer flex-col gap-0.5 rounded-lg px-3 py-2 focus-visible:ring-2 focus-visible:ring-ring focus-visible:outline-none">
+          <span className="flex min-w-0 items-center gap-2">
+            <Badge>#{index + 1}</Badge>
+            <span className="min-w-0 truncate text-sm font-semibold">{draft.name || 'Untitled rule'}</span>
+          </span>
+          <code className="min-w-0 truncate font-mono text-xs text-muted-foreground" data-testid="policy-rule-summary">
+            {ruleSummary(draft)}
+          </code>
+        </summary>
+        <div className="px-3 pb-3">
+          <div className="mb-3 flex flex-wrap items-center justify-end gap-2">
+            <Button variant="ghost" size="sm" onClick={() => onMove(-1)} disabled={index === 0} aria-label={`Move rule ${index + 1} up`}>
+              <ArrowUp aria-hidden />
+            </Button>
+            <Button variant="ghost" size="sm" onClick={() => onMove(1)} disabled={index === count - 1} aria-label={`Move rule ${index + 1} down`}>
+              <ArrowDown aria-hidden />
+            </Button>
+            <Button variant="ghost" size="sm" onClick={onRemove} aria-label={`Remove rule ${index + 1}`}>
+              <Trash2 aria-hidden />
+            </Button>
           </div>
-          {draft.outcome !== 'allow' ? (
-            <>
+          <div className="grid gap-3 sm:grid-cols-2">
+            {field('name', 'Name', <Input {...inputProps('name')} maxLength={120} />)}
+            {field('id', 'Rule id', <Input {...inputProps('id')} maxLength={64} className="font-mono" />, 'Lower-case letters, digits and dashes')}
+            {field('agent', 'Agent (glob)', <Input {...inputProps('agent')} className="font-mono" />, 'e.g. * or ops-agent or data-*')}
+            {field('tool', 'Tool (glob)', <Input {...inputProps('tool')} className="font-mono" />, 'e.g. issue-refund or {delete,send}-*')}
+            <div className="sm:col-span-2">
+              {field(
+                'condition',
+                'Condition (CEL, optional)',
+                <Textarea {...inputProps('condition')} rows={2} className="font-mono text-xs" placeholder="args.amount > 100" />,
+                'Empty: every call of the tool matches',
+              )}
+            </div>
+            <fieldset className="flex flex-col gap-2 rounded-md border border-border p-2 sm:col-span-2">
+              <legend className="px-1 text-sm font-medium">History</legend>
               <label className="flex items-center gap-2 text-sm">
-                <input type="checkbox" checked={draft.useDeadline} onChange={(event) => onChange({ useDeadline: event.target.checked })} />
-                Deadline
+                <input type="checkbox" checked={draft.useHistory} onChange={(event) => onChange({ useHistory: event.target.checked })} />
+                Sum earlier calls of this tool (executed or waiting, not declined)
               </label>
-              {draft.useDeadline ? (
+              {draft.useHistory ? (
                 <div className="grid gap-2 sm:grid-cols-3">
-                  {field('deadlineMinutes', 'After (minutes)', <Input {...inputProps('deadlineMinutes')} type="number" min={1} inputMode="numeric" />)}
-                  {field('deadlineAction', 'Then', (
-                    <select {...inputProps('deadlineAction')} className={selectClass}>
-                      <option value="decline">Decline</option>
-                      <option value="escalate">Escalate to admins</option>
+                  {field('historySum', 'Sum of argument', <Input {...inputProps('historySum')} className="font-mono" placeholder="amount" />)}
+                  {field('historyBy', 'For the same', (
+                    <select {...inputProps('historyBy')} className={selectClass}>
+                      <option value="requester">requester</option>
+                      <option value="thread">chat</option>
+                      <option value="all">— all calls —</option>
+                      <option value="args">argument…</option>
                     </select>
                   ))}
-                  {field('deadlineReason', 'Reason the agent reads', <Input {...inputProps('deadlineReason')} maxLength={500} placeholder="No reviewer decided in time" />)}
+                  {draft.historyBy === 'args'
+                    ? field('historyByArg', 'Argument', <Input {...inputProps('historyByArg')} className="font-mono" placeholder="orderId" />)
+                    : null}
+                  {field('historyHours', 'Window (hours)', <Input {...inputProps('historyHours')} type="number" min={1} inputMode="numeric" />)}
                 </div>
               ) : null}
-            </>
-          ) : null}
-          {outcomeIssue ? <p className="text-xs text-destructive">{outcomeIssue}</p> : null}
-        </fieldset>
-      </div>
+            </fieldset>
+            <fieldset className="flex flex-col gap-2 rounded-md border border-border p-2 sm:col-span-2">
+              <legend className="px-1 text-sm font-medium">Then</legend>
+              <div className="grid gap-2 sm:grid-cols-3">
+                {field('outcome', 'Outcome', (
+                  <select {...inputProps('outcome')} className={selectClass}>
+                    <option value="allow">Allow (add no approval)</option>
+                    <option value="require">Require approval</option>
+                    <option value="classify">Ask the classifier</option>
+                  </select>
+                ))}
+                {draft.outcome !== 'allow'
+                  ? field('approvers', 'Who decides', (
+                      <select {...inputProps('approvers')} className={selectClass}>
+                        <option value="requester">The requester (or a reviewer)</option>
+                        <option value="reviewer">A reviewer</option>
+                        <option value="four-eyes">Four eyes: a reviewer, not the requester</option>
+                        <option value="quorum">Several reviewers (quorum)</option>
+                      </select>
+                    ))
+                  : null}
+                {draft.outcome !== 'allow' && draft.approvers === 'quorum'
+                  ? field('quorum', 'Reviewers needed', <Input {...inputProps('quorum')} type="number" min={2} max={10} inputMode="numeric" />)
+                  : null}
+                {draft.outcome === 'classify'
+                  ? field('threshold', 'Threshold (0–1)', <Input {...inputProps('threshold')} type="number" min={0} max={1} step={0.05} inputMode="decimal" />, 'A score at or above it waits for a person')
+                  : null}
+              </div>
+              {draft.outcome !== 'allow' ? (
+                <>
+                  <label className="flex items-center gap-2 text-sm">
+                    <input type="checkbox" checked={draft.useDeadline} onChange={(event) => onChange({ useDeadline: event.target.checked })} />
+                    Deadline
+                  </label>
+                  {draft.useDeadline ? (
+                    <div className="grid gap-2 sm:grid-cols-3">
+                      {field('deadlineMinutes', 'After (minutes)', <Input {...inputProps('deadlineMinutes')} type="number" min={1} inputMode="numeric" />)}
+                      {field('deadlineAction', 'Then', (
+                        <select {...inputProps('deadlineAction')} className={selectClass}>
+                          <option value="decline">Decline</option>
+                          <option value="escalate">Escalate to admins</option>
+                        </select>
+                      ))}
+                      {field('deadlineReason', 'Reason the agent reads', <Input {...inputProps('deadlineReason')} maxLength={500} placeholder="No reviewer decided in time" />)}
+                    </div>
+                  ) : null}
+                </>
+              ) : null}
+              {outcomeIssue ? <p className="text-xs text-destructive">{outcomeIssue}</p> : null}
+            </fieldset>
+          </div>
+        </div>
+      </details>
     </li>
   );
 }
