@@ -67,6 +67,8 @@ test.describe('approval policies as data', () => {
     await editor.getByTestId('save-policies').click();
     await expect(rule.getByText(/condition does not parse/)).toBeVisible();
     await expect(editor.getByTestId('policy-invalid')).toHaveText(/One rule needs fixing/);
+    // The pointer rests on Save after the click; axe measures the page, not a hovered button.
+    await editor.mouse.move(0, 0);
     await expect(rule.getByLabel('Condition (CEL, optional)')).toHaveAttribute('aria-invalid', 'true');
     await checkAccessible(editor, 'policies-invalid');
 
