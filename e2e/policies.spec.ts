@@ -161,6 +161,8 @@ test.describe('quorum and classifier in the browser', () => {
       [toolCallId],
     );
     expect(decisions.map((d) => d.kind)).toEqual(['vote', 'approval']);
+    // Later tests refund this order again: leave it as seeded.
+    await db.query(`UPDATE orders SET refunded = 0, status = 'paid' WHERE id = 'ord-2001'`);
   });
 
   test('send-email is classified: the card shows the score, the rationale and the model', async ({ chat }) => {
