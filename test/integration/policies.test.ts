@@ -125,6 +125,24 @@ describe('data policies decide which calls wait, and the pending call records wh
   });
 });
 
+describe('a rule\'s deadline', () => {
+  it('sets the pending call\'s deadline columns the job queue acts on, in place of the tool\'s', async () => {
+    const rt = await policyRuntime();
+    await setRules(rt.db, [
+      { id: 'deletes', name: 'Deletes', tool: 'delete-record', outcome: { type: 'require', approvers: 'requester', deadline: { minutes: 10, action: 'decline', reason: 'Nobody decided within 10 minutes.' } } },
+    ]);
+    const threadId = newThreadId();
+    const before = Date.now();
+    await collect((await rt.agent.stream('delete record rec-42', { threadId, resourceId: ada.id })).fullStream);
+    const row = await rt.db.pendingToolCall.findFirstOrThrow({ where: { threadId, status: 'pending' } });
+    expect(row).toMatchObject({ deadlineAction: 'decline', deadlineReason: 'Nobody decided within 10 minutes.' });
+    const inMs = row.deadlineAt!.getTime() - before;
+    expect(inMs).toBeGreaterThan(9 * 60_000);
+    expect(inMs).toBeLessThan(11 * 60_000);
+    expect(row.policyEvaluation).toMatchObject({ deadline: { minutes: 10, action: 'decline' } });
+  });
+});
+
 describe('history conditions: a limit cannot be split into several calls', () => {
   const perChat = (limit: number): PolicyRuleInput[] => [{
     id: 'refunds-per-chat', name: 'Refunds per chat per day', tool: 'issue-refund', condition: `history.total > ${limit}`,
