@@ -268,6 +268,7 @@ const decisionEvents = (decision: DecisionSummary) => Prisma.sql`
         'decision', ${jsonb(decision)}
       )
       || CASE WHEN c.kind = 'suspension' THEN jsonb_build_object('suspendPayload', c."suspendPayload") ELSE '{}'::jsonb END
+      || CASE WHEN c."policyEvaluation" ? 'why' THEN jsonb_build_object('why', c."policyEvaluation"->'why') ELSE '{}'::jsonb END
       || CASE WHEN c."runId" = root.id THEN '{}'::jsonb ELSE jsonb_build_object('leafToolCallId', c."toolCallId") END)
     FROM claimed c CROSS JOIN root
   ),
