@@ -9,7 +9,7 @@ import { ArgsTable } from '@/components/ui/args-table';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { cn } from '@/components/ui/cn';
-import { describeToolCall, formatValue, personName, revealBidi, type People } from '@/components/ui/describe';
+import { callTitle, formatValue, personName, revealBidi, type People } from '@/components/ui/describe';
 import { Textarea } from '@/components/ui/textarea';
 import { LocalTime } from '@/components/ui/time';
 import { readableErrorText } from '@/components/ui/readable';
@@ -82,7 +82,7 @@ export function ApprovalCard({ data, tool, viewerId, people, acting, disabled, o
         {chain ? <span className="text-xs text-muted-foreground">via {chain}</span> : null}
       </header>
 
-      <p className="mt-2 text-sm font-medium">{describeToolCall(data.toolName, data.args)}</p>
+      <p className="mt-2 text-sm font-medium">{callTitle(data)}</p>
       <ArgsTable args={data.args} className="mt-2" />
       {data.why ? (
         <p className="mt-2 text-sm text-muted-foreground" data-testid="approval-why">

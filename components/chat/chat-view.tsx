@@ -19,7 +19,7 @@ import {
   type ChatMessage,
 } from './types';
 import { friendlyError, parseApiError, type FriendlyError } from '@/components/ui/api-error';
-import { describeToolCall, type People } from '@/components/ui/describe';
+import { callTitle, type People } from '@/components/ui/describe';
 import { useHydrated } from '@/components/ui/use-hydrated';
 
 export interface ChatViewProps {
@@ -463,7 +463,7 @@ function ReviewerWait({ card }: { card: CardPart }) {
     >
       <Hourglass className="mt-0.5 size-4 shrink-0 text-muted-foreground" aria-hidden />
       <span>
-        <strong className="font-medium">Waiting for a reviewer</strong> to approve “{describeToolCall(card.data.toolName, card.data.args)}”. The
+        <strong className="font-medium">Waiting for a reviewer</strong> to approve “{callTitle(card.data)}”. The
         agent is paused; this chat updates by itself when they decide.
       </span>
     </p>

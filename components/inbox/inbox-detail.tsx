@@ -3,12 +3,13 @@
 import { Check, Copy, LoaderCircle, Pencil, X } from 'lucide-react';
 import { useEffect, useId, useMemo, useRef, type ReactNode } from 'react';
 import { toast } from 'sonner';
+import { CallContextPanel, RiskBadge } from './call-context';
 import { ApproverBadge } from './inbox-row';
 import type { InboxAction, InboxItem } from './types';
 import type { FriendlyError } from '@/components/ui/api-error';
 import { ArgsTable } from '@/components/ui/args-table';
 import { Button } from '@/components/ui/button';
-import { describeToolCall, personName, policyText, questionText, revealBidi, shortFingerprint, type People } from '@/components/ui/describe';
+import { callTitle, personName, policyText, questionText, revealBidi, shortFingerprint, type People } from '@/components/ui/describe';
 import { JsonSchemaForm, schemaFromArgs } from '@/components/ui/json-schema-form';
 import { PersonLabel } from '@/components/ui/person';
 import { Textarea } from '@/components/ui/textarea';
@@ -21,6 +22,7 @@ export type DetailMode = 'idle' | 'decline' | 'edit';
 export interface InboxDetailProps {
   item: InboxItem;
   people: People;
+  viewerId: string;
   /** The action being sent for this row, if any. */
   acting: InboxAction['type'] | null;
   error: FriendlyError | null;
@@ -47,7 +49,7 @@ function Meta({ label, children }: { label: string; children: ReactNode }) {
 
 /** Everything about one pending call and the reviewer's actions on it. */
 export function InboxDetail(props: InboxDetailProps) {
-  const { item, people, acting, error, stale, mode, onModeChange, reason, onReasonChange, onAction, onDismissError, onRefresh } = props;
+  const { item, people, viewerId, acting, error, stale, mode, onModeChange, reason, onReasonChange, onAction, onDismissError, onRefresh } = props;
   const declining = mode === 'decline';
   const editSchema = useMemo(() => (item.kind === 'approval' ? schemaFromArgs(item.args) : null), [item.kind, item.args]);
   const reasonId = useId();
@@ -66,10 +68,12 @@ export function InboxDetail(props: InboxDetailProps) {
         <div className="flex flex-wrap items-center gap-2">
           <span className="font-mono text-sm font-semibold">{item.toolName}</span>
           <ApproverBadge item={item} />
+          <RiskBadge risk={item.description?.risk} />
         </div>
         <h2 className="text-lg font-semibold text-balance">
-          {question ?? describeToolCall(item.toolName, item.args)}
+          {question ?? callTitle(item)}
         </h2>
+        {item.description?.summary ? <p className="text-sm text-muted-foreground">{revealBidi(item.description.summary)}</p> : null}
       </header>
 
       <dl className="grid grid-cols-2 gap-x-4 gap-y-3 sm:grid-cols-3">
@@ -131,6 +135,8 @@ export function InboxDetail(props: InboxDetailProps) {
         <h3 className="mb-1 text-sm font-medium">Arguments</h3>
         <ArgsTable args={item.args} />
       </div>
+
+      <CallContextPanel item={item} people={people} viewerId={viewerId} />
 
       {error ? (
         <ErrorNotice error={error} testId="inbox-error" onRefresh={stale ? onRefresh : undefined} onDismiss={stale ? undefined : onDismissError} />

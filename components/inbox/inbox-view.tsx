@@ -12,7 +12,7 @@ import type { InboxAction, InboxItem } from './types';
 import type { FriendlyError } from '@/components/ui/api-error';
 import { Button } from '@/components/ui/button';
 import { cn } from '@/components/ui/cn';
-import { describeToolCall, personName, summarizeArgs, type People } from '@/components/ui/describe';
+import { callTitle, personName, summarizeArgs, type People } from '@/components/ui/describe';
 import { Input } from '@/components/ui/textarea';
 import { useHydrated } from '@/components/ui/use-hydrated';
 import type { Viewer } from '@/components/ui/account-menu';
@@ -165,7 +165,7 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
         return;
       }
       const verb = action.type === 'approve' ? 'Approved' : action.type === 'decline' ? 'Declined' : 'Answered';
-      toast.success(`${verb}: ${describeToolCall(item.toolName, item.args)}`, {
+      toast.success(`${verb}: ${callTitle(item)}`, {
         description: outcome.vote
           ? `Your approval counted: ${outcome.vote.approvals} of ${outcome.vote.quorum}. It runs once ${outcome.vote.quorum - outcome.vote.approvals} more reviewer(s) approve.`
           : outcome.paused
@@ -340,7 +340,7 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
                         />
                         {isSelected && item.status === 'unknown' ? (
                           <div className="border-t border-border bg-muted/20 p-4 text-sm lg:absolute lg:inset-y-0 lg:right-0 lg:left-[26rem] lg:overflow-y-auto lg:border-t-0 lg:bg-background">
-                            <h2 className="font-semibold">{describeToolCall(item.toolName, item.args)}</h2>
+                            <h2 className="font-semibold">{callTitle(item)}</h2>
                             <p className="mt-2 text-muted-foreground">
                               The server stopped while this call was running, so whether it finished is unknown. It was not retried
                               and never will be automatically: check the system it acts on before asking the agent again.
@@ -352,6 +352,7 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
                             <InboxDetail
                               item={item}
                               people={people}
+                              viewerId={viewer.id}
                               acting={acting?.id === item.id ? acting.type : null}
                               error={errors[item.id] ?? null}
                               stale={isStale}

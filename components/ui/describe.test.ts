@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  callTitle,
   describeToolCall,
   formatJson,
   formatValue,
@@ -13,24 +14,18 @@ import {
 } from './describe';
 
 describe('describeToolCall', () => {
-  it('says what a known demo tool will do', () => {
-    expect(describeToolCall('delete-record', { id: 'rec-42' })).toBe('Deletes record rec-42');
-    expect(describeToolCall('delete-record', { recordId: 7 })).toBe('Deletes record 7');
-    expect(describeToolCall('issue-refund', { orderId: 'ord-1', amount: 1250.5 })).toBe('Refunds $1,250.50 on order ord-1');
-    expect(describeToolCall('send-email', { to: 'ada@example.com', subject: 'Hi' })).toBe('Sends an email to ada@example.com: “Hi”');
-    expect(describeToolCall('send-email', { to: 'ada@example.com' })).toBe('Sends an email to ada@example.com');
-    expect(describeToolCall('lookup-customer', { customerId: 'c-9' })).toBe('Looks up customer c-9');
-    expect(describeToolCall('find-user', { query: 'rita' })).toBe('Looks up user rita');
-    expect(describeToolCall('get-weather', { city: 'Oslo' })).toBe('Checks the weather in Oslo');
-    expect(describeToolCall('get-weather', {})).toBe('Checks the weather');
-  });
-
-  it('falls back to "Runs <tool> with <args>" for other tools and for known tools missing their args', () => {
+  it('says "Runs <tool> with <args>" for any tool (tools describe themselves on the server)', () => {
     expect(describeToolCall('archive', { id: 'a', force: true })).toBe('Runs archive with id: a, force: true');
     expect(describeToolCall('delete-record', { id: '  ' })).toBe('Runs delete-record with id:   ');
     expect(describeToolCall('issue-refund', { orderId: 'ord-1', amount: Number.NaN })).toBe('Runs issue-refund with orderId: ord-1, amount: NaN');
     expect(describeToolCall('ping', undefined)).toBe('Runs ping');
     expect(describeToolCall('ping', 'now')).toBe('Runs ping with now');
+  });
+
+  it('prefers the title the tool gave (callTitle), direction controls shown', () => {
+    expect(callTitle({ toolName: 'delete-record', args: { id: 'rec-42' }, description: { title: 'Deletes record rec-42' } })).toBe('Deletes record rec-42');
+    expect(callTitle({ toolName: 'x', args: {}, description: { title: 'a\u202Eb' } })).toBe('a⟪U+202E⟫b');
+    expect(callTitle({ toolName: 'ping', args: undefined, description: null })).toBe('Runs ping');
   });
 });
 

@@ -52,52 +52,19 @@ function str(value: unknown): string | undefined {
   return undefined;
 }
 
-function money(value: unknown): string | undefined {
-  if (typeof value !== 'number' || !Number.isFinite(value)) return str(value);
-  return new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(value);
-}
-
 /**
- * One line saying what the call will do, e.g. `delete-record {id: 'rec-42'}` → "Deletes record rec-42".
- * Known demo tools get a tailored sentence; any other tool gets "Runs <tool> with <args summary>".
+ * One line saying what a call will do, for a call whose tool gave no description of its own (tools
+ * describe themselves on the server: `description.title` of cards and inbox items): "Runs <tool>
+ * with <args summary>". The UI never special-cases a tool by its name.
  */
 export function describeToolCall(toolName: string, rawArgs: unknown): string {
-  const args = asArgs(rawArgs);
-  switch (toolName) {
-    case 'delete-record': {
-      const id = str(args.id) ?? str(args.recordId);
-      if (id) return `Deletes record ${id}`;
-      break;
-    }
-    case 'issue-refund': {
-      const order = str(args.orderId);
-      const amount = money(args.amount);
-      if (order && amount) return `Refunds ${amount} on order ${order}`;
-      break;
-    }
-    case 'send-email': {
-      const to = str(args.to);
-      const subject = str(args.subject);
-      if (to) return subject ? `Sends an email to ${to}: “${subject}”` : `Sends an email to ${to}`;
-      break;
-    }
-    case 'lookup-customer': {
-      const id = str(args.customerId) ?? str(args.id);
-      if (id) return `Looks up customer ${id}`;
-      break;
-    }
-    case 'find-user': {
-      const id = str(args.userId) ?? str(args.id) ?? str(args.query);
-      if (id) return `Looks up user ${id}`;
-      break;
-    }
-    case 'get-weather': {
-      const city = str(args.city);
-      return city ? `Checks the weather in ${city}` : 'Checks the weather';
-    }
-  }
   const summary = summarizeArgs(rawArgs);
-  return summary ? `Runs ${toolName} with ${summary}` : `Runs ${toolName}`;
+  return summary ? `Runs ${revealBidi(toolName)} with ${summary}` : `Runs ${revealBidi(toolName)}`;
+}
+
+/** The line a card or row shows for a call: the tool's own title when it gave one, else describeToolCall. */
+export function callTitle(call: { toolName: string; args: unknown; description?: { title: string } | null }): string {
+  return call.description?.title ? revealBidi(call.description.title) : describeToolCall(call.toolName, call.args);
 }
 
 /** Renders any JSON value compactly on one line (strings unquoted at the top level; direction controls shown). */

@@ -13,6 +13,29 @@ export type RequestContext = Record<string, unknown>;
 /** Who may decide a call of this tool: the requester (or any reviewer), or only reviewers (four-eyes). */
 export type Approvers = 'requester' | 'reviewer';
 
+/** How much harm a call can do, as the tool judges it from its args (shown as a badge to deciders). */
+export type Risk = 'low' | 'medium' | 'high';
+
+/** What a call will do, in the tool's own words: `title` is one line, `summary` an optional sentence. */
+export interface ToolDescription {
+  title: string;
+  summary?: string;
+  risk?: Risk;
+}
+
+/** One fact a tool gives a decider about a call (e.g. label "Order total", value "$310.00"). */
+export interface ContextField {
+  label: string;
+  value: string;
+}
+
+/** What a tool's `context` function gets besides the args: whose call it is. */
+export interface ToolContextInput {
+  threadId: string;
+  resourceId: string;
+  requestedBy: string;
+}
+
 export type ApprovalPolicy<ARGS> =
   | boolean
   | ((args: ARGS, context: { requestContext: RequestContext }) => boolean | Promise<boolean>);
@@ -67,6 +90,10 @@ export interface ToolConfig<
   approvers?: Approvers;
   /** What happens when nobody decided a call of this tool in time (approvals only; see deadline.ts). */
   deadline?: ToolDeadline;
+  /** Describes a call of this tool for the people deciding it (pure, synchronous; args already valid). */
+  describe?: (args: z.infer<IN>) => ToolDescription;
+  /** Business facts a decider needs beside the call (e.g. a refund's order total), read at review time. */
+  context?: (args: z.infer<IN>, input: ToolContextInput) => Promise<ContextField[]> | ContextField[];
   execute: (
     input: z.infer<IN>,
     context: ToolExecutionContext<z.infer<SUS>, z.infer<RES>>,
@@ -84,6 +111,8 @@ export interface Tool {
   requireApproval?: ApprovalPolicy<any>;
   approvers: Approvers;
   deadline?: ToolDeadline;
+  describe?: (args: any) => ToolDescription;
+  context?: (args: any, input: ToolContextInput) => Promise<ContextField[]> | ContextField[];
   execute: (input: any, context: ToolExecutionContext<any, any>) => Promise<unknown> | unknown;
 }
 
@@ -98,6 +127,9 @@ export interface Tool {
  * @param config.deadline `{ afterMs, action: 'decline' | 'escalate', reason? }`: a call waiting for
  *   approval that nobody decided within `afterMs` is declined (the model reads `reason`, default
  *   "No reviewer decided within …") or escalated to admins with the deadline extended once
+ * @param config.describe `(args) → { title, summary?, risk? }`: what the call does, for cards and the inbox
+ * @param config.context `(args, { threadId, resourceId, requestedBy }) → [{ label, value }]`: facts a
+ *   reviewer needs to decide (read when the call is reviewed, not stored)
  * @param config.execute runs once per approved call; may `return context.agent.suspend(payload)`
  * @returns the tool, to put in an agent's `tools`
  */

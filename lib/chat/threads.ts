@@ -6,6 +6,7 @@ import { ApiError } from '@/lib/http/errors';
 import { assertThreadOwner, ownsThread } from '@/lib/runs/access';
 import { prisma } from '@/lib/store/db';
 import { findActiveSegment } from './tail';
+import { describeAppCall } from './describe';
 import { toUIChunks, type ApprovalCardData, type CountersignDataTypes, type SuspendedCardData } from '@/lib/ui-stream/map';
 import type { Prisma } from '@/lib/generated/prisma/client';
 
@@ -164,7 +165,7 @@ export async function loadThreadUIMessages({ threadId, resourceId }: { threadId:
       segment = { messageId, at: event.createdAt, chunks: [] };
       segments.set(messageId, segment);
     }
-    segment.chunks.push(...toUIChunks(chunk, event.runId));
+    segment.chunks.push(...toUIChunks(chunk, event.runId, describeAppCall));
   }
 
   const timeline: { at: number; order: number; build: () => Promise<ChatMessage | null> }[] = [];

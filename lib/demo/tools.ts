@@ -7,6 +7,8 @@ import { WEATHER } from './weather-data';
 /** `DEMO_TOOL_DELAY_MS` makes the side-effecting demo tools take that long (crash tests). */
 const toolDelay = () => new Promise((resolve) => setTimeout(resolve, env().DEMO_TOOL_DELAY_MS));
 
+const usd = (value: number) => new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(value);
+
 /**
  * The ops-agent's tools, acting on the seeded demo tables. Source: behaviour §9.
  * @param db Prisma client the tools read and write through
@@ -16,6 +18,7 @@ export function createOpsTools(db: PrismaClient): Tool[] {
     id: 'lookup-customer',
     description: 'Look up a customer by id (e.g. cus-1) and list their orders.',
     inputSchema: z.object({ customerId: z.string().min(1).max(64) }),
+    describe: ({ customerId }) => ({ title: `Looks up customer ${customerId}`, risk: 'low' }),
     execute: async ({ customerId }) => {
       const customer = await db.customer.findUnique({ where: { id: customerId }, include: { orders: true } });
       if (!customer) return { found: false, message: `No customer ${customerId}.` };
@@ -34,6 +37,15 @@ export function createOpsTools(db: PrismaClient): Tool[] {
     inputSchema: z.object({ id: z.string().min(1).max(64) }),
     requireApproval: true,
     approvers: 'requester',
+    describe: ({ id }) => ({ title: `Deletes record ${id}`, summary: 'The record is removed for good; it cannot be restored.', risk: 'high' }),
+    context: async ({ id }) => {
+      const record = await db.record.findUnique({ where: { id } });
+      if (!record) return [{ label: 'Record', value: `${id} does not exist` }];
+      return [
+        { label: 'Record title', value: record.title },
+        { label: 'Created', value: record.createdAt.toISOString().slice(0, 10) },
+      ];
+    },
     execute: async ({ id }) => {
       await toolDelay();
       const { count } = await db.record.deleteMany({ where: { id } });
@@ -49,6 +61,24 @@ export function createOpsTools(db: PrismaClient): Tool[] {
     inputSchema: z.object({ orderId: z.string().min(1).max(64), amount: z.number().positive().max(100_000) }),
     requireApproval: ({ amount }) => amount > 100,
     approvers: 'reviewer',
+    describe: ({ orderId, amount }) => ({
+      title: `Refunds ${usd(amount)} on order ${orderId}`,
+      summary: 'Money goes back to the customer’s card; a refund cannot be reversed here.',
+      risk: amount > 1_000 ? 'high' : 'medium',
+    }),
+    context: async ({ orderId, amount }) => {
+      const order = await db.order.findUnique({ where: { id: orderId }, include: { customer: true } });
+      if (!order) return [{ label: 'Order', value: `${orderId} does not exist` }];
+      const total = Number(order.amount);
+      const refunded = Number(order.refunded);
+      const left = total - refunded;
+      return [
+        { label: 'Customer', value: `${order.customer.name} (${order.customer.tier})` },
+        { label: 'Order total', value: usd(total) },
+        { label: 'Already refunded', value: usd(refunded) },
+        { label: 'Left to refund', value: amount > left ? `${usd(left)} — less than the ${usd(amount)} asked` : usd(left) },
+      ];
+    },
     execute: async ({ orderId, amount }) => {
       // One conditional UPDATE: never refund more than what is left on the order, even concurrently.
       const [updated] = await db.$queryRaw<{ refunded: string }[]>`
@@ -70,6 +100,7 @@ export function createOpsTools(db: PrismaClient): Tool[] {
     description: 'Send an email (written to the outbox).',
     inputSchema: z.object({ to: z.email(), subject: z.string().min(1).max(200), body: z.string().min(1).max(5_000) }),
     requireApproval: true,
+    describe: ({ to, subject }) => ({ title: `Sends an email to ${to}: “${subject}”`, summary: 'Once sent, it cannot be recalled.', risk: 'medium' }),
     execute: async ({ to, subject, body }) => {
       await toolDelay();
       const email = await db.outboxEmail.create({ data: { id: crypto.randomUUID(), to, subject, body } });
@@ -83,6 +114,7 @@ export function createOpsTools(db: PrismaClient): Tool[] {
     inputSchema: z.object({ city: z.string().min(1).max(100).optional() }),
     suspendSchema: z.object({ message: z.string() }),
     resumeSchema: z.object({ city: z.string().trim().min(1, 'Enter a city').max(100) }),
+    describe: ({ city }) => ({ title: city ? `Checks the weather in ${city}` : 'Checks the weather', risk: 'low' }),
     execute: async ({ city }, { agent }) => {
       const wanted = city ?? agent.resumeData?.city;
       if (!wanted) return agent.suspend({ message: 'Which city should I check the weather for?' });
@@ -105,6 +137,7 @@ export function createDataTools(db: PrismaClient): Tool[] {
     description: 'Find a user (customer) by id, e.g. 12345 or cus-1.',
     inputSchema: z.object({ userId: z.string().min(1).max(64) }),
     requireApproval: true,
+    describe: ({ userId }) => ({ title: `Looks up user ${userId}`, summary: 'Reads the user’s name, email and tier.', risk: 'low' }),
     execute: async ({ userId }) => {
       const customer = await db.customer.findUnique({ where: { id: userId } });
       if (!customer) return { found: false, message: `No user ${userId}.` };

@@ -1,6 +1,7 @@
 import 'server-only';
 import { createUIMessageStreamResponse, JsonToSseTransformStream, UI_MESSAGE_STREAM_HEADERS } from 'ai';
 import type { AgentChunk } from '@/lib/agent/chunks';
+import { describeAppCall } from '@/lib/chat/describe';
 import { uiChunkTransform } from '@/lib/ui-stream/map';
 
 /**
@@ -27,5 +28,5 @@ export function chunkSseResponse(stream: ReadableStream<AgentChunk>): Response {
  * @param result a segment of the run (`stream()` or a decision's continuation)
  */
 export function uiStreamResponse(result: { runId: string; fullStream: ReadableStream<AgentChunk> }): Response {
-  return createUIMessageStreamResponse({ stream: result.fullStream.pipeThrough(uiChunkTransform(result.runId)) });
+  return createUIMessageStreamResponse({ stream: result.fullStream.pipeThrough(uiChunkTransform(result.runId, describeAppCall)) });
 }

@@ -4,6 +4,8 @@ import { afterPosition, decodeCursor, encodeCursor, type KeysetPosition } from '
 import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
 import { pendingColumns, toPendingCall, type PendingRow } from '@/lib/store/prisma-store';
 import { prisma } from '@/lib/store/db';
+import type { ToolDescription } from '@/lib/agent/tool';
+import { describeAppCall } from '@/lib/chat/describe';
 
 /** One row of the approval inbox: a call waiting on a person. */
 export interface InboxItem {
@@ -34,6 +36,8 @@ export interface InboxItem {
   requester: string;
   agentId: string;
   chain: string[];
+  /** The tool's own description of the call (null: the UI builds a generic line from the args). */
+  description: ToolDescription | null;
   /** ISO 8601 */
   createdAt: string;
   /** When it is declined or escalated unless decided (ISO 8601), and which; null without a deadline. */
@@ -106,6 +110,7 @@ export async function listInbox(query: InboxQuery, db: PrismaClient = prisma()):
         requester: call.requestedBy,
         agentId: call.agentId,
         chain: call.chain,
+        description: describeAppCall(call.toolName, call.args),
         createdAt: call.createdAt.toISOString(),
         deadlineAt: call.deadlineAt?.toISOString() ?? null,
         deadlineAction: call.deadlineAction ?? null,

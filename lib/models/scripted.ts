@@ -13,6 +13,7 @@ import type {
  *
  * Grammar of the latest user message:
  * - `/tool <toolName> <json-args>` lines → one call each, all in one step;
+ * - `/say <text>` lines beside `/tool` lines → that text, said before the calls (as real models often do);
  * - "delete record rec-42", "refund order ord-1042 for 250", "what's the weather?",
  *   "weather in Paris", "find user 12345", "look up customer cus-1", "send email to a@b.c";
  * After tool results it answers with one sentence per result, quoting it (or the decline reason).
@@ -121,7 +122,14 @@ function respond(
       },
     ];
   }
-  return calls.map((call) => ({ type: 'tool-call', toolCallId: callId(), toolName: call.toolName, input: JSON.stringify(call.args) }));
+  const said = request
+    .split('\n')
+    .map((line) => line.trim().match(/^\/say\s+(.+)$/)?.[1])
+    .filter((line): line is string => Boolean(line));
+  return [
+    ...(said.length > 0 ? [{ type: 'text' as const, text: said.join('\n') }] : []),
+    ...calls.map((call) => ({ type: 'tool-call' as const, toolCallId: callId(), toolName: call.toolName, input: JSON.stringify(call.args) })),
+  ];
 }
 
 type JsonSchemaObject = { properties?: Record<string, { type?: string }>; required?: string[] };

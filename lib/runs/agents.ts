@@ -2,6 +2,7 @@ import 'server-only';
 import { registerDemoAgents } from '@/lib/demo/agents';
 import { AgentRegistry, type ChatAgentEntry } from './registry';
 import type { Agent } from '@/lib/agent/agent';
+import type { Tool } from '@/lib/agent/tool';
 
 /**
  * The app's agent registry, filled once per process by the agent definitions the app ships (the
@@ -37,4 +38,9 @@ export function chatAgents(): ChatAgentEntry[] {
 export function defaultAgentId(): string {
   appRegistry();
   return defaultId!;
+}
+
+/** A tool of the app's agents by its name (see AgentRegistry.findTool). */
+export function findTool(toolName: string): Tool | undefined {
+  return appRegistry().findTool(toolName);
 }

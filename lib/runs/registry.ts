@@ -1,5 +1,6 @@
 import type { Agent } from '@/lib/agent/agent';
 import { AgentError } from '@/lib/agent/errors';
+import type { Tool } from '@/lib/agent/tool';
 
 /** How an agent is offered in the "new chat" picker. */
 export interface ChatAgentEntry {
@@ -16,6 +17,7 @@ export interface ChatAgentEntry {
 export class AgentRegistry {
   private readonly agents = new Map<string, Agent>();
   private readonly chat: ChatAgentEntry[] = [];
+  private readonly tools = new Map<string, Tool>();
 
   /**
    * Adds an agent (a top-level agent a chat or an API client can address).
@@ -24,6 +26,13 @@ export class AgentRegistry {
    */
   register(agent: Agent, options: { chat?: { description: string } } = {}): this {
     if (this.agents.has(agent.id)) throw new Error(`Agent ${agent.id} is registered twice.`);
+    for (const tool of agent.tools.values()) {
+      // Delegation tools (`agent-<key>`) stand for sub-agents, whose own tools register with them.
+      if (tool.id.startsWith('agent-')) continue;
+      const known = this.tools.get(tool.id);
+      if (known && known !== tool) throw new Error(`Two tools are named ${tool.id}; tool names must be unique across the app's agents.`);
+      this.tools.set(tool.id, tool);
+    }
     this.agents.set(agent.id, agent);
     if (options.chat) this.chat.push({ id: agent.id, name: agent.name, description: options.chat.description });
     return this;
@@ -37,6 +46,14 @@ export class AgentRegistry {
     const agent = this.agents.get(agentId);
     if (!agent) throw new AgentError('UNKNOWN_AGENT', `No agent ${agentId}.`);
     return agent;
+  }
+
+  /**
+   * A tool of the registered agents by its name (names are unique across them: `register` refuses
+   * two different tools with one name), for describing calls outside a run.
+   */
+  findTool(toolName: string): Tool | undefined {
+    return this.tools.get(toolName);
   }
 
   /** The agents offered in the chat picker, in registration order. */

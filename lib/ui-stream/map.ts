@@ -1,5 +1,14 @@
 import type { UIMessageChunk } from 'ai';
 import type { AgentChunk } from '@/lib/agent/chunks';
+import type { ToolDescription } from '@/lib/agent/tool';
+
+/**
+ * How the server describes a call for the people deciding it (the tool's own `describe`), or null
+ * when the tool gives no description (the UI then builds a generic line from the args).
+ */
+export type CallDescriber = (toolName: string, args: unknown) => ToolDescription | null;
+
+const noDescription: CallDescriber = () => null;
 
 /** `data` of the chat's approval card part (`data-tool-call-approval`). Source: behaviour §6. */
 export interface ApprovalCardData {
@@ -18,6 +27,8 @@ export interface ApprovalCardData {
   approvedBy?: string[];
   resumeSchema: string;
   chain?: string[];
+  /** The tool's own words for this call (title, summary, risk), when it describes itself. */
+  description?: ToolDescription;
   resumed?: true;
   decision?: { approved?: boolean; reason?: string; by: string; at: string; editedFrom?: unknown };
   /**
@@ -36,6 +47,7 @@ export interface SuspendedCardData {
   suspendPayload: unknown;
   resumeSchema: string;
   chain?: string[];
+  description?: ToolDescription;
   resumed?: true;
   decision?: { by: string; at: string; resumeData?: unknown };
 }
@@ -63,9 +75,14 @@ export type CountersignDataTypes = {
  * `data.toolCallId` are the call's qualified id (see lib/agent/call-id.ts), so every pending call,
  * at any depth and any number per step, has a card of its own.
  *
+ * @param describe the server's describer of calls (cards carry its `description`)
  * @returns zero or more UI chunks
  */
-export function toUIChunks(chunk: AgentChunk, runId: string = chunk.runId): UIMessageChunk[] {
+export function toUIChunks(chunk: AgentChunk, runId: string = chunk.runId, describe: CallDescriber = noDescription): UIMessageChunk[] {
+  const described = (toolName: string, args: unknown) => {
+    const description = describe(toolName, args);
+    return description ? { description } : {};
+  };
   switch (chunk.type) {
     case 'start':
       return [{ type: 'start', messageId: chunk.payload.messageId }];
@@ -107,12 +124,13 @@ export function toUIChunks(chunk: AgentChunk, runId: string = chunk.runId): UIMe
         chain,
         ...(why ? { why } : {}),
         ...(quorum ? { quorum, approvals: approvals ?? 0, approvedBy: approvedBy ?? [] } : {}),
+        ...described(toolName, args),
       };
       return [{ type: 'data-tool-call-approval', id: toolCallId, data }];
     }
     case 'tool-call-suspended': {
       const { toolCallId, toolName, args, suspendPayload, resumeSchema, chain } = chunk.payload;
-      const data: SuspendedCardData = { runId, toolCallId, toolName, args, suspendPayload, resumeSchema, chain };
+      const data: SuspendedCardData = { runId, toolCallId, toolName, args, suspendPayload, resumeSchema, chain, ...described(toolName, args) };
       return [{ type: 'data-tool-call-suspended', id: toolCallId, data }];
     }
     case 'tool-call-resumed': {
@@ -129,6 +147,7 @@ export function toUIChunks(chunk: AgentChunk, runId: string = chunk.runId): UIMe
           ...(p.why ? { why: p.why } : {}),
           resumeSchema: p.resumeSchema,
           chain: p.chain,
+          ...described(p.toolName, p.args),
           resumed: true,
           decision: p.decision,
         };
@@ -142,6 +161,7 @@ export function toUIChunks(chunk: AgentChunk, runId: string = chunk.runId): UIMe
         suspendPayload: p.suspendPayload,
         resumeSchema: p.resumeSchema,
         chain: p.chain,
+        ...described(p.toolName, p.args),
         resumed: true,
         decision: { by: p.decision.by, at: p.decision.at, resumeData: p.decision.resumeData },
       };
@@ -161,11 +181,11 @@ export function toUIChunks(chunk: AgentChunk, runId: string = chunk.runId): UIMe
   }
 }
 
-/** A TransformStream from runtime chunks to UI chunks. */
-export function uiChunkTransform(runId?: string): TransformStream<AgentChunk, UIMessageChunk> {
+/** A TransformStream from runtime chunks to UI chunks (see toUIChunks). */
+export function uiChunkTransform(runId?: string, describe?: CallDescriber): TransformStream<AgentChunk, UIMessageChunk> {
   return new TransformStream({
     transform(chunk, controller) {
-      for (const ui of toUIChunks(chunk, runId)) controller.enqueue(ui);
+      for (const ui of toUIChunks(chunk, runId, describe)) controller.enqueue(ui);
     },
   });
 }

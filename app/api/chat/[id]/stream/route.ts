@@ -5,6 +5,7 @@ import { withErrors } from '@/lib/http/errors';
 import { acquireStreamSlot, releaseWhenDone } from '@/lib/http/stream-slots';
 import { assertThreadOwner } from '@/lib/runs/access';
 import { uiChunkTransform } from '@/lib/ui-stream/map';
+import { describeAppCall } from '@/lib/chat/describe';
 
 type Params = { params: Promise<{ id: string }> };
 
@@ -29,6 +30,6 @@ export const GET = withErrors(async (request: Request, { params }: Params) => {
     untilAfterEventId: active.startEventId,
     messageId: active.messageId,
   });
-  const stream = releaseWhenDone({ stream: chunks.pipeThrough(uiChunkTransform(active.runId)), release, signal: request.signal });
+  const stream = releaseWhenDone({ stream: chunks.pipeThrough(uiChunkTransform(active.runId, describeAppCall)), release, signal: request.signal });
   return createUIMessageStreamResponse({ stream });
 });

@@ -1,0 +1,12 @@
+import { requireActor } from '@/lib/auth/session';
+import { withErrors } from '@/lib/http/errors';
+import { loadCallContext } from '@/lib/inbox/context';
+
+type Params = { params: Promise<{ id: string }> };
+
+/** GET /api/inbox/calls/{id}/context — the conversation and business facts beside one call (reviewers, admins). */
+export const GET = withErrors(async (request: Request, { params }: Params) => {
+  await requireActor(request, ['reviewer', 'admin']);
+  const { id } = await params;
+  return Response.json(await loadCallContext({ pendingCallId: id.slice(0, 100) }));
+});

@@ -1,0 +1,59 @@
+import { ArrowLeft, Eye, Signature } from 'lucide-react';
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { notFound, redirect } from 'next/navigation';
+import { ThreadTranscript } from '@/components/inbox/thread-transcript';
+import { AppNav } from '@/components/ui/app-nav';
+import { revealBidi } from '@/components/ui/describe';
+import { displayNames, requirePageActor } from '@/lib/auth/session';
+import { loadThreadUIMessages } from '@/lib/chat/threads';
+import { reviewableThread } from '@/lib/inbox/context';
+
+export const dynamic = 'force-dynamic';
+export const metadata: Metadata = { title: 'Chat (read-only)' };
+
+const THREAD_ID = /^[A-Za-z0-9_-]{1,100}$/;
+
+/**
+ * A requester's chat as a reviewer or admin reads it: read-only, and only for a thread holding an
+ * approval or a question (pending or decided) — any other thread looks like a missing page. The
+ * owner is sent to their own chat.
+ */
+export default async function ReviewThreadPage({ params }: { params: Promise<{ threadId: string }> }) {
+  const { threadId } = await params;
+  if (!THREAD_ID.test(threadId)) notFound();
+  const viewer = await requirePageActor(['reviewer', 'admin'], `/inbox/threads/${threadId}`);
+  const thread = await reviewableThread(threadId);
+  if (!thread) notFound();
+  if (thread.resourceId === viewer.id) redirect(`/chat/${threadId}`);
+  const messages = (await loadThreadUIMessages({ threadId, resourceId: thread.resourceId })) ?? [];
+  const deciders = messages.flatMap((message) =>
+    message.parts.flatMap((part) =>
+      (part.type === 'data-tool-call-approval' || part.type === 'data-tool-call-suspended') && part.data.decision ? [part.data.decision.by] : [],
+    ),
+  );
+  const people = await displayNames([viewer.id, thread.resourceId, ...deciders]);
+  return (
+    <div className="flex min-h-dvh flex-col">
+      <header className="flex h-14 shrink-0 items-center gap-2 border-b border-border px-3 md:px-4">
+        <Signature className="size-5 text-primary" aria-hidden />
+        <span className="flex-1 text-sm font-semibold">Inbox</span>
+        <AppNav viewer={{ id: viewer.id, name: viewer.name, role: viewer.role }} current="inbox" />
+      </header>
+      <main className="mx-auto flex w-full max-w-3xl flex-col gap-4 p-4 md:p-6">
+        <Link href="/inbox" className="inline-flex w-fit items-center gap-1 rounded text-sm text-primary hover:underline focus-visible:ring-2 focus-visible:ring-ring focus-visible:outline-none">
+          <ArrowLeft className="size-4" aria-hidden /> Back to the inbox
+        </Link>
+        <div className="flex flex-col gap-1">
+          <h1 className="text-lg font-semibold text-balance">
+            <bdi>{revealBidi(thread.title)}</bdi>
+          </h1>
+          <p data-testid="thread-read-only" className="flex items-center gap-1.5 text-sm text-muted-foreground">
+            <Eye className="size-4" aria-hidden /> Read-only: {people[thread.resourceId]?.name ?? 'the requester'}’s chat. Decide its calls in the inbox.
+          </p>
+        </div>
+        <ThreadTranscript messages={messages} people={people} viewerId={viewer.id} ownerId={thread.resourceId} />
+      </main>
+    </div>
+  );
+}
