@@ -1,6 +1,9 @@
 import { ACCOUNTS, contextAs, expect, test, type Db } from './support';
 import { checkAccessible, DESKTOP, InboxPage, MOBILE, screenshotBoth } from './ui';
 
+// These flows drive two or three browsers each; on a busy 2-core machine they need more than the default minute.
+test.describe.configure({ timeout: 240_000 });
+
 // The reviewer's day one (inbox detail): context beside the call, assignment and queues, bulk
 // decisions, comments and questions, the edit form with its diff, and the keyboard.
 
@@ -83,6 +86,266 @@ test.describe('inbox: context beside the call', () => {
     // The context API is for reviewers and admins only.
     expect((await page.request.get(`/api/inbox/calls/${call.id}/context`)).status()).toBe(403);
     expect((await reviewer.request.get(`/api/inbox/calls/no-such-call/context`)).status()).toBe(404);
+    await rita.close();
+  });
+});
+
+test.describe('inbox: assignment and queues', () => {
+  test('claim, assign to a named reviewer and release, live in another reviewer’s inbox, audited; conflicts explained', async ({ browser, request, db }) => {
+    const threadId = `assign-${crypto.randomUUID()}`;
+    const started = await request.post('/api/agents/ops-agent/generate', {
+      data: { messages: 'refund order ord-2001 for 150', threadId, resourceId: 'user-ada' },
+    });
+    expect(started.status()).toBe(200);
+    const [call] = await pendingIn(db, threadId, 'issue-refund');
+
+    const rita = await contextAs(browser, ACCOUNTS.rita);
+    const sam = await contextAs(browser, ACCOUNTS.sam);
+    const ritaPage = await rita.newPage();
+    const samPage = await sam.newPage();
+    await ritaPage.setViewportSize(DESKTOP);
+    const ritaInbox = new InboxPage(ritaPage);
+    const samInbox = new InboxPage(samPage);
+    await samInbox.open();
+    await expect(samInbox.row(call.root_tool_call_id)).toBeVisible();
+    await expect(samInbox.row(call.root_tool_call_id).getByTestId('row-assignee')).toHaveCount(0);
+
+    // Rita claims it from Unassigned.
+    await ritaPage.goto('/inbox?queue=unassigned');
+    await expect(ritaPage.getByTestId('queue-unassigned')).toHaveAttribute('aria-current', 'page');
+    await ritaInbox.select(call.root_tool_call_id);
+    await expect(ritaPage.getByTestId('assignee')).toHaveText('nobody');
+    await checkAccessible(ritaPage, 'inbox-queues-assignment');
+    await ritaPage.getByTestId('assign-me').click();
+    // Claimed from "Unassigned", the call moves to "For me" and stays open.
+    await expect(ritaPage).toHaveURL(/queue=mine/);
+    await expect(ritaPage.getByTestId('queue-mine')).toHaveAttribute('aria-current', 'page');
+    await expect(ritaPage.getByTestId('assignee')).toHaveText('you');
+    // Sam's open inbox shows it live, without a reload.
+    await expect(samInbox.row(call.root_tool_call_id).getByTestId('row-assignee')).toContainText('Rita');
+
+    // "For me" holds it now; "Unassigned" does not.
+    await expect(ritaInbox.row(call.root_tool_call_id)).toHaveAttribute('data-selected', 'true');
+    await ritaPage.getByTestId('queue-unassigned').click();
+    await expect(ritaPage).toHaveURL(/queue=unassigned/);
+    await expect(ritaInbox.row(call.root_tool_call_id)).toHaveCount(0);
+
+    // A claim based on a stale view (it thought nobody had it) is refused with the holder.
+    const stale = await samPage.request.post(`/api/inbox/calls/${call.id}/assignment`, { data: { assignee: 'reviewer-sam', expected: null } });
+    expect(stale.status()).toBe(409);
+    expect((await stale.json()).error).toMatchObject({ code: 'ASSIGNMENT_CHANGED', details: { assignedTo: 'reviewer-rita' } });
+    // Only reviewers and admins can be assignees; only they can assign.
+    const toUser = await samPage.request.post(`/api/inbox/calls/${call.id}/assignment`, { data: { assignee: 'user-ada' } });
+    expect(toUser.status()).toBe(422);
+    expect((await toUser.json()).error.code).toBe('INVALID_ASSIGNEE');
+    const bad = await samPage.request.post(`/api/inbox/calls/${call.id}/assignment`, { data: { assignee: 42 } });
+    expect(bad.status()).toBe(400);
+    expect((await request.post(`/api/inbox/calls/${call.id}/assignment`, { data: { assignee: null } })).status()).toBe(403);
+
+    // Rita hands it to Sam by name; Sam's "For me" has it.
+    await ritaPage.goto('/inbox');
+    await ritaInbox.select(call.root_tool_call_id);
+    await ritaPage.getByLabel('Assign to a reviewer').selectOption({ label: 'Sam (sam@example.com)' });
+    await expect(ritaPage.getByTestId('assignee')).toContainText('Sam');
+    await samPage.goto('/inbox?queue=mine');
+    await expect(samInbox.row(call.root_tool_call_id)).toBeVisible();
+    await expect(samPage.getByTestId('queue-mine-count')).not.toHaveText('0');
+    await samInbox.select(call.root_tool_call_id);
+    await samPage.getByTestId('assign-release').click();
+    // Released, it leaves Sam's "For me" and is back in "Unassigned".
+    await expect(samInbox.row(call.root_tool_call_id)).toHaveCount(0);
+    await samPage.getByTestId('queue-unassigned').click();
+    await expect(samInbox.row(call.root_tool_call_id)).toBeVisible();
+    await expect(samInbox.row(call.root_tool_call_id).getByTestId('row-assignee')).toHaveCount(0);
+
+    // Every change is in the append-only activity log, with who did it.
+    const activity = await db.query<{ kind: string; actor_id: string; assignee: string | null }>(
+      `SELECT kind, actor_id, assignee FROM call_activity WHERE pending_call_id = $1 ORDER BY created_at`,
+      [call.id],
+    );
+    expect(activity).toEqual([
+      { kind: 'assigned', actor_id: 'reviewer-rita', assignee: 'reviewer-rita' },
+      { kind: 'assigned', actor_id: 'reviewer-rita', assignee: 'reviewer-sam' },
+      { kind: 'released', actor_id: 'reviewer-sam', assignee: null },
+    ]);
+    await expect(db.query(`DELETE FROM call_activity WHERE pending_call_id = $1`, [call.id])).rejects.toThrow(/append-only/);
+    await rita.close();
+    await sam.close();
+  });
+
+  test('a reviewer’s own four-eyes request sits in "My requests" without Approve, and they can withdraw it', async ({ browser, db }) => {
+    const rita = await contextAs(browser, ACCOUNTS.rita);
+    const threadId = `own-${crypto.randomUUID()}`;
+    const started = await rita.request.post('/api/agents/ops-agent/generate', {
+      data: { messages: 'refund order ord-2001 for 175', threadId, resourceId: 'reviewer-rita' },
+    });
+    expect(started.status()).toBe(200);
+    const [call] = await pendingIn(db, threadId, 'issue-refund');
+
+    const page = await rita.newPage();
+    await page.setViewportSize(DESKTOP);
+    const inbox = new InboxPage(page);
+    // Kept apart: not in Unassigned, but in My requests.
+    await page.goto('/inbox?queue=unassigned');
+    await expect(page.getByTestId('queue-unassigned')).toHaveAttribute('aria-current', 'page');
+    await expect(inbox.row(call.root_tool_call_id)).toHaveCount(0);
+    await page.getByTestId('queue-requested').click();
+    await expect(inbox.row(call.root_tool_call_id)).toBeVisible();
+    await inbox.select(call.root_tool_call_id);
+    const own = page.getByTestId('own-request');
+    await expect(own).toContainText('You asked for this action, so another reviewer must decide it');
+    await expect(page.getByTestId('inbox-approve')).toHaveCount(0);
+    await expect(page.getByTestId('inbox-decline')).toHaveCount(0);
+    await expect(page.getByTestId('assign-me')).toHaveCount(0);
+    // The `a` key does not approve it either.
+    await inbox.row(call.root_tool_call_id).locator('button').first().focus();
+    await page.keyboard.press('a');
+    await checkAccessible(page, 'inbox-own-request');
+    expect((await db.query(`SELECT status FROM pending_tool_calls WHERE id = $1`, [call.id]))[0].status).toBe('pending');
+
+    // Someone else cannot withdraw it for Rita.
+    const sam = await contextAs(browser, ACCOUNTS.sam);
+    const notTheirs = await sam.request.post(`/api/runs/${call.root_run_id}/tool-calls/${encodeURIComponent(call.root_tool_call_id)}/decision`, {
+      data: { approved: false, withdraw: true },
+    });
+    expect(notTheirs.status()).toBe(403);
+    expect((await notTheirs.json()).error.code).toBe('NOT_REQUESTER');
+    const approveWithdraw = await page.request.post(`/api/runs/${call.root_run_id}/tool-calls/${encodeURIComponent(call.root_tool_call_id)}/decision`, {
+      data: { approved: true, withdraw: true },
+    });
+    expect(approveWithdraw.status()).toBe(400);
+
+    await own.getByTestId('inbox-withdraw').click();
+    await expect(inbox.row(call.root_tool_call_id)).toHaveCount(0);
+    const [row] = await db.query<{ status: string; decision_reason: string; decided_by: string }>(
+      `SELECT status, decision_reason, decided_by FROM pending_tool_calls WHERE id = $1`,
+      [call.id],
+    );
+    expect(row).toEqual({ status: 'declined', decision_reason: 'withdrawn by requester', decided_by: 'reviewer-rita' });
+    const decisions = await db.query<{ kind: string; approved: boolean; reason: string; actor_id: string }>(
+      `SELECT kind, approved, reason, actor_id FROM decisions WHERE pending_call_id = $1`,
+      [call.id],
+    );
+    expect(decisions).toEqual([{ kind: 'decline', approved: false, reason: 'withdrawn by requester', actor_id: 'reviewer-rita' }]);
+    // A second withdrawal loses like any late decision.
+    const again = await page.request.post(`/api/runs/${call.root_run_id}/tool-calls/${encodeURIComponent(call.root_tool_call_id)}/decision`, {
+      data: { approved: false, withdraw: true },
+    });
+    expect(again.status()).toBe(409);
+    await sam.close();
+    await rita.close();
+  });
+
+  test('an end user withdraws her reviewer-only request from the chat card', async ({ chat, page, db }) => {
+    await page.setViewportSize(DESKTOP);
+    const threadId = await chat.open();
+    await chat.send('refund order ord-2001 for 120');
+    const card = chat.approvalCard('issue-refund');
+    await expect(card).toHaveAttribute('data-state', 'pending');
+    await expect(card.getByTestId('approve-button')).toHaveCount(0);
+    await card.getByTestId('withdraw-button').click();
+    await expect(card).toHaveAttribute('data-state', 'declined');
+    await expect(card.getByTestId('approval-outcome')).toContainText('Withdrawn by you');
+    await expect(chat.lastAssistant()).toContainText('withdrawn by requester');
+    const [row] = await db.query<{ status: string; decision_reason: string }>(
+      `SELECT status, decision_reason FROM pending_tool_calls WHERE thread_id = $1`,
+      [threadId],
+    );
+    expect(row).toEqual({ status: 'declined', decision_reason: 'withdrawn by requester' });
+  });
+});
+
+test.describe('inbox: bulk decisions', () => {
+  test('checkboxes, shift-click and x select; approve many; a conflict on one names the winner and undoes nothing; decline many with one reason', async ({
+    browser,
+    request,
+    db,
+  }) => {
+    const tag = crypto.randomUUID().slice(0, 8);
+    const start = async (n: number) => {
+      const threadId = `bulk-${crypto.randomUUID()}`;
+      const started = await request.post('/api/agents/ops-agent/generate', {
+        data: { messages: `/tool send-email {"to":"ops@example.com","subject":"Bulk ${tag} ${n}","body":"Numbers attached."}`, threadId, resourceId: 'user-ada' },
+      });
+      expect(started.status()).toBe(200);
+      return (await pendingIn(db, threadId, 'send-email'))[0];
+    };
+    const calls = [await start(0), await start(1), await start(2), await start(3)];
+
+    const rita = await contextAs(browser, ACCOUNTS.rita);
+    const page = await rita.newPage();
+    await page.setViewportSize(DESKTOP);
+    const inbox = new InboxPage(page);
+    await inbox.open();
+    // Newest first: 3, 2, 1, 0. Click 3, shift-click 1: the range 3..1.
+    await inbox.row(calls[3].root_tool_call_id).getByTestId('row-select').click();
+    await inbox.row(calls[1].root_tool_call_id).getByTestId('row-select').click({ modifiers: ['Shift'] });
+    await expect(page.getByTestId('bulk-count')).toHaveText('3 selected');
+    for (const index of [3, 2, 1]) await expect(inbox.row(calls[index].root_tool_call_id)).toHaveAttribute('data-checked', 'true');
+    await expect(inbox.row(calls[0].root_tool_call_id)).not.toHaveAttribute('data-checked', 'true');
+    // `x` toggles the current row.
+    await inbox.select(calls[0].root_tool_call_id);
+    await page.keyboard.press('x');
+    await expect(page.getByTestId('bulk-count')).toHaveText('4 selected');
+    await page.keyboard.press('x');
+    await expect(page.getByTestId('bulk-count')).toHaveText('3 selected');
+    await page.keyboard.press('x');
+    await expect(page.getByTestId('bulk-count')).toHaveText('4 selected');
+    await checkAccessible(page, 'inbox-bulk-selection');
+    await page.setViewportSize(MOBILE);
+    await screenshotBoth(page, 'inbox-bulk-selection');
+    await page.setViewportSize(DESKTOP);
+
+    // Sam approves one of them first; Rita's list drops it live, her selection keeps it.
+    const sam = await contextAs(browser, ACCOUNTS.sam);
+    const first = await sam.request.post(`/api/runs/${calls[2].root_run_id}/tool-calls/${encodeURIComponent(calls[2].root_tool_call_id)}/decision`, {
+      data: { approved: true },
+    });
+    expect(first.status()).toBe(200);
+    await first.body();
+    await expect(inbox.row(calls[2].root_tool_call_id)).toHaveCount(0);
+    await expect(page.getByTestId('bulk-count')).toHaveText('4 selected');
+
+    await page.getByTestId('bulk-approve').click();
+    const outcomes = page.getByTestId('bulk-outcome');
+    await expect(outcomes).toHaveCount(4);
+    await expect(page.getByTestId('bulk-outcomes')).toContainText('3 of 4 decided');
+    const lost = page.locator(`[data-testid="bulk-outcome"][data-pending-call-id="${calls[2].id}"]`);
+    await expect(lost).toHaveAttribute('data-ok', 'false');
+    await expect(lost).toContainText('Sam (sam@example.com) already approved this');
+    await expect(lost).not.toContainText('reviewer-sam');
+    for (const index of [0, 1, 3]) {
+      await expect(page.locator(`[data-testid="bulk-outcome"][data-pending-call-id="${calls[index].id}"]`)).toHaveAttribute('data-ok', 'true');
+    }
+    await checkAccessible(page, 'inbox-bulk-outcomes');
+    const decided = await db.query<{ id: string; decided_by: string; status: string }>(
+      `SELECT id, decided_by, status FROM pending_tool_calls WHERE id = ANY($1) ORDER BY created_at`,
+      [calls.map((call) => call.id)],
+    );
+    expect(decided.map((row) => row.decided_by)).toEqual(['reviewer-rita', 'reviewer-rita', 'reviewer-sam', 'reviewer-rita']);
+    // Each approved email was sent exactly once.
+    const sent = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM outbox_emails WHERE subject LIKE $1`, [`Bulk ${tag} %`]);
+    expect(sent[0].n).toBe(4);
+
+    // Decline two at once with one reason.
+    const more = [await start(4), await start(5)];
+    await page.reload();
+    await inbox.row(more[1].root_tool_call_id).getByTestId('row-select').click();
+    await inbox.row(more[0].root_tool_call_id).getByTestId('row-select').click();
+    await expect(page.getByTestId('bulk-count')).toHaveText('2 selected');
+    await page.getByTestId('bulk-decline').click();
+    await page.getByTestId('bulk-decline-reason').fill('Duplicate request');
+    await page.getByTestId('bulk-decline-confirm').click();
+    await expect(page.getByTestId('bulk-outcomes')).toContainText('2 of 2 decided');
+    const declined = await db.query<{ status: string; decision_reason: string }>(
+      `SELECT status, decision_reason FROM pending_tool_calls WHERE id = ANY($1)`,
+      [more.map((call) => call.id)],
+    );
+    expect(declined).toEqual([
+      { status: 'declined', decision_reason: 'Duplicate request' },
+      { status: 'declined', decision_reason: 'Duplicate request' },
+    ]);
+    await sam.close();
     await rita.close();
   });
 });

@@ -1,9 +1,10 @@
 'use client';
 
-import { Check, Hourglass, LoaderCircle, ShieldCheck, X } from 'lucide-react';
+import { Check, Hourglass, LoaderCircle, ShieldCheck, Undo2, X } from 'lucide-react';
 import { useId, useRef, useState } from 'react';
 import { resultLine, type ToolPartView } from './tool-status';
 import type { CardProps } from './types';
+import { WITHDRAWN_REASON } from '@/lib/agent/withdraw';
 import type { ApprovalCardData } from '@/lib/ui-stream/map';
 import { ArgsTable } from '@/components/ui/args-table';
 import { Badge } from '@/components/ui/badge';
@@ -94,9 +95,9 @@ export function ApprovalCard({ data, tool, viewerId, people, acting, disabled, o
       {decided ? (
         <Outcome data={data} viewerId={viewerId} people={people} tool={tool} />
       ) : !mayDecide ? (
-        <p className="mt-3 flex items-center gap-2 rounded-md bg-muted px-3 py-2 text-sm" role="status">
+        <div className="mt-3 flex flex-wrap items-center gap-2 rounded-md bg-muted px-3 py-2 text-sm" role="status">
           <Hourglass className="size-4 shrink-0 text-muted-foreground" aria-hidden />
-          <span>
+          <span className="flex-1">
             {data.quorum ? (
               <>
                 <strong className="font-medium" data-testid="approval-quorum">
@@ -111,7 +112,21 @@ export function ApprovalCard({ data, tool, viewerId, people, acting, disabled, o
               </>
             )}
           </span>
-        </p>
+          <Button
+            variant="outline"
+            size="sm"
+            data-testid="withdraw-button"
+            disabled={busy}
+            onClick={() => {
+              setSent('decline');
+              cardRef.current?.focus();
+              onAction({ type: 'decision', runId: data.runId, toolCallId: data.toolCallId, approved: false, fingerprint: data.fingerprint, withdraw: true });
+            }}
+          >
+            {acting && sent === 'decline' ? <LoaderCircle className="animate-spin" aria-hidden /> : <Undo2 aria-hidden />}
+            Withdraw
+          </Button>
+        </div>
       ) : declining ? (
         <div className="mt-3 flex flex-col gap-2">
           <label htmlFor={reasonId} className="text-sm font-medium">
@@ -185,13 +200,14 @@ function Outcome({ data, viewerId, people, tool }: { data: ApprovalCardData; vie
   const approved = decision?.approved !== false;
   const who = personName(decision?.by, people, viewerId);
   const reason = decision?.reason?.trim();
+  const withdrawn = !approved && reason === WITHDRAWN_REASON;
   return (
     <div className="mt-3 flex flex-col gap-1 border-t border-border pt-3">
       <p data-testid="approval-outcome" className={cn('flex flex-wrap items-center gap-x-1.5 text-sm font-medium', approved ? 'text-success' : 'text-destructive')}>
         {approved ? <Check className="size-4" aria-hidden /> : <X className="size-4" aria-hidden />}
         <span>
-          {approved ? (decision?.editedFrom !== undefined ? 'Approved with edits' : 'Approved') : 'Declined'} by {who}
-          {!approved && reason ? (
+          {approved ? (decision?.editedFrom !== undefined ? 'Approved with edits' : 'Approved') : withdrawn ? 'Withdrawn' : 'Declined'} by {who}
+          {!approved && reason && !withdrawn ? (
             <>
               : <bdi>{revealBidi(reason)}</bdi>
             </>

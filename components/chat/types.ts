@@ -32,7 +32,7 @@ export interface CardProps<DATA> {
 }
 
 export type CardAction =
-  | { type: 'decision'; runId: string; toolCallId: string; approved: boolean; reason?: string; fingerprint: string }
+  | { type: 'decision'; runId: string; toolCallId: string; approved: boolean; reason?: string; fingerprint: string; withdraw?: true }
   | { type: 'resume'; runId: string; toolCallId: string; resumeData: unknown };
 
 /** Cards of a message that still wait for someone. */

@@ -1,11 +1,12 @@
 'use client';
 
-import { Check, Copy, LoaderCircle, Pencil, X } from 'lucide-react';
+import { Check, Copy, LoaderCircle, Pencil, Undo2, X } from 'lucide-react';
 import { useEffect, useId, useMemo, useRef, type ReactNode } from 'react';
 import { toast } from 'sonner';
+import { AssignmentControls, type Reviewer } from './assignment';
 import { CallContextPanel, RiskBadge } from './call-context';
 import { ApproverBadge } from './inbox-row';
-import type { InboxAction, InboxItem } from './types';
+import { canDecide, type InboxAction, type InboxItem } from './types';
 import type { FriendlyError } from '@/components/ui/api-error';
 import { ArgsTable } from '@/components/ui/args-table';
 import { Button } from '@/components/ui/button';
@@ -23,6 +24,8 @@ export interface InboxDetailProps {
   item: InboxItem;
   people: People;
   viewerId: string;
+  reviewers: Reviewer[];
+  onAssigned: (assignee: string | null) => void;
   /** The action being sent for this row, if any. */
   acting: InboxAction['type'] | null;
   error: FriendlyError | null;
@@ -49,7 +52,7 @@ function Meta({ label, children }: { label: string; children: ReactNode }) {
 
 /** Everything about one pending call and the reviewer's actions on it. */
 export function InboxDetail(props: InboxDetailProps) {
-  const { item, people, viewerId, acting, error, stale, mode, onModeChange, reason, onReasonChange, onAction, onDismissError, onRefresh } = props;
+  const { item, people, viewerId, reviewers, onAssigned, acting, error, stale, mode, onModeChange, reason, onReasonChange, onAction, onDismissError, onRefresh } = props;
   const declining = mode === 'decline';
   const editSchema = useMemo(() => (item.kind === 'approval' ? schemaFromArgs(item.args) : null), [item.kind, item.args]);
   const reasonId = useId();
@@ -131,6 +134,8 @@ export function InboxDetail(props: InboxDetailProps) {
         </Meta>
       </dl>
 
+      {item.status === 'pending' ? <AssignmentControls item={item} people={people} viewerId={viewerId} reviewers={reviewers} onAssigned={onAssigned} /> : null}
+
       <div>
         <h3 className="mb-1 text-sm font-medium">Arguments</h3>
         <ArgsTable args={item.args} />
@@ -142,7 +147,20 @@ export function InboxDetail(props: InboxDetailProps) {
         <ErrorNotice error={error} testId="inbox-error" onRefresh={stale ? onRefresh : undefined} onDismiss={stale ? undefined : onDismissError} />
       ) : null}
 
-      {stale ? null : item.kind === 'suspension' ? (
+      {stale ? null : item.kind === 'approval' && !canDecide(item, viewerId) ? (
+        <div className="flex flex-col gap-2 rounded-lg border border-border p-4" data-testid="own-request">
+          <p className="text-sm">
+            <strong className="font-medium">You asked for this action</strong>, so another reviewer must decide it (four-eyes). It waits in their
+            inbox; you can withdraw it while it waits.
+          </p>
+          <div>
+            <Button variant="outline" size="sm" data-testid="inbox-withdraw" disabled={busy} onClick={() => onAction({ type: 'withdraw' })}>
+              {acting === 'withdraw' ? <LoaderCircle className="animate-spin" aria-hidden /> : <Undo2 aria-hidden />}
+              Withdraw request
+            </Button>
+          </div>
+        </div>
+      ) : item.kind === 'suspension' ? (
         <div className="flex flex-col gap-2 rounded-lg border border-border p-4">
           <h3 className="text-sm font-medium">Answer for {personName(item.requester, people)}</h3>
           <JsonSchemaForm
@@ -218,6 +236,12 @@ export function InboxDetail(props: InboxDetailProps) {
             <X aria-hidden />
             Decline…
           </Button>
+          {item.requester === viewerId ? (
+            <Button variant="ghost" data-testid="inbox-withdraw" disabled={busy} onClick={() => onAction({ type: 'withdraw' })}>
+              <Undo2 aria-hidden />
+              Withdraw
+            </Button>
+          ) : null}
           {editSchema ? (
             <Button variant="ghost" data-testid="inbox-edit" disabled={busy} onClick={() => onModeChange('edit')}>
               <Pencil aria-hidden />
@@ -225,7 +249,7 @@ export function InboxDetail(props: InboxDetailProps) {
             </Button>
           ) : null}
           <span className="hidden text-xs text-muted-foreground sm:inline">
-            Keys: <kbd className="font-mono">a</kbd> approve, <kbd className="font-mono">d</kbd> decline, <kbd className="font-mono">e</kbd> edit, <kbd className="font-mono">j</kbd>/<kbd className="font-mono">k</kbd> move
+            Keys: <kbd className="font-mono">a</kbd> approve, <kbd className="font-mono">d</kbd> decline, <kbd className="font-mono">e</kbd> edit, <kbd className="font-mono">j</kbd>/<kbd className="font-mono">k</kbd> move, <kbd className="font-mono">?</kbd> all
           </span>
         </div>
       )}

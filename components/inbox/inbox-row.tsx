@@ -1,10 +1,10 @@
-import { MessageCircleQuestionMark, ShieldCheck, UserRound } from 'lucide-react';
+import { MessageCircleQuestionMark, ShieldCheck, UserCheck, UserRound } from 'lucide-react';
 import type { Ref } from 'react';
 import type { InboxItem } from './types';
 import { Badge } from '@/components/ui/badge';
 import { cn } from '@/components/ui/cn';
 import { BidiWarning } from '@/components/ui/bidi-warning';
-import { questionText, summarizeArgs, type People } from '@/components/ui/describe';
+import { questionText, revealBidi, summarizeArgs, type People } from '@/components/ui/describe';
 import { PersonLabel } from '@/components/ui/person';
 import { RelativeTime } from '@/components/ui/time';
 
@@ -20,6 +20,7 @@ export function ApproverBadge({ item }: { item: InboxItem }) {
 export function InboxRowButton({
   item,
   people,
+  viewerId,
   selected,
   stale,
   onSelect,
@@ -27,6 +28,7 @@ export function InboxRowButton({
 }: {
   item: InboxItem;
   people: People;
+  viewerId: string;
   selected: boolean;
   /** Decided elsewhere; kept on screen only to explain the conflict. */
   stale: boolean;
@@ -44,7 +46,8 @@ export function InboxRowButton({
       aria-current={selected ? 'true' : undefined}
       aria-expanded={selected}
       className={cn(
-        'flex w-full flex-col gap-1 border-l-2 px-4 py-3 text-left focus-visible:bg-muted focus-visible:outline-none',
+        // An inset ring, not a tint: a tinted row would take its badges below 4.5:1 contrast in dark mode.
+        'flex w-full flex-col gap-1 border-l-2 px-4 py-3 text-left focus-visible:ring-2 focus-visible:ring-ring focus-visible:outline-none focus-visible:ring-inset',
         selected ? 'border-l-primary bg-primary/5' : 'border-l-transparent hover:bg-muted/60',
         stale && 'opacity-60',
       )}
@@ -68,6 +71,13 @@ export function InboxRowButton({
         </span>
         <span aria-hidden>·</span>
         <span className="truncate">{chain}</span>
+        {item.assignedTo ? (
+          <span className="ml-auto flex shrink-0 items-center gap-1" data-testid="row-assignee">
+            <UserCheck className="size-3" aria-hidden />
+            <span className="sr-only">Assigned to </span>
+            {item.assignedTo === viewerId ? 'you' : revealBidi(people[item.assignedTo]?.name ?? item.assignedTo)}
+          </span>
+        ) : null}
       </span>
       <span className="w-full truncate text-sm text-muted-foreground">
         <bdi>{summary || 'No arguments'}</bdi>

@@ -8,7 +8,12 @@ import { toast } from 'sonner';
 import { continueRun } from './continue-run';
 import { InboxDetail, type DetailMode } from './inbox-detail';
 import { InboxRowButton } from './inbox-row';
-import type { InboxAction, InboxItem } from './types';
+import { sendAssignment, type Reviewer } from './assignment';
+import { ShortcutsDialog } from './shortcuts';
+import { BulkBar, decideEach, RowCheckbox, useSelection, type BulkOutcome } from './bulk';
+import { QUEUE_TABS, queueHref, QueueTabs } from './queues';
+import { canDecide, type InboxAction, type InboxItem } from './types';
+import type { InboxQueue } from '@/lib/inbox/queries';
 import type { FriendlyError } from '@/components/ui/api-error';
 import { Button } from '@/components/ui/button';
 import { cn } from '@/components/ui/cn';
@@ -27,6 +32,14 @@ export interface InboxViewProps {
   olderPage: boolean;
   viewer: Viewer;
   people: People;
+  /** The queue shown (tabs "For me", "Unassigned", "All", "My requests") and the count of each. */
+  queue: InboxQueue;
+  queueCounts: Record<InboxQueue, number>;
+  queueCap: number;
+  /** Reviewers and admins a call can be assigned to. */
+  reviewers: Reviewer[];
+  /** The call to open first (`?call=<id>`), e.g. after claiming it; else the newest. */
+  initialCallId?: string;
 }
 
 type KindFilter = 'all' | 'approval' | 'suspension';
@@ -36,7 +49,10 @@ const REFRESH_MS = 5_000;
 
 function isTyping(target: EventTarget | null): boolean {
   const el = target as HTMLElement | null;
-  return !!el && (el.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName));
+  if (!el) return false;
+  // A checkbox takes no text: the shortcuts stay on while a row's checkbox has focus.
+  if (el.tagName === 'INPUT' && ['checkbox', 'radio', 'button'].includes((el as HTMLInputElement).type)) return false;
+  return el.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName);
 }
 
 function matches(item: InboxItem, query: string, people: People): boolean {
@@ -54,11 +70,18 @@ function matches(item: InboxItem, query: string, people: People): boolean {
  * The reviewer's queue, like a mail client: rows on the left, the selected call's detail on the
  * right (inline under the row on narrow screens). Keys: j/k move, a approve, d decline, e edit, / search.
  */
-export function InboxView({ items, status, nextCursor, olderPage, viewer, people }: InboxViewProps) {
+export function InboxView({ items, status, nextCursor, olderPage, viewer, people, queue, queueCounts, queueCap, reviewers, initialCallId }: InboxViewProps) {
   const router = useRouter();
   const [kind, setKind] = useState<KindFilter>('all');
   const [query, setQuery] = useState('');
-  const [selectedId, setSelectedId] = useState<string | null>(items[0]?.id ?? null);
+  const [selectedId, setSelectedId] = useState<string | null>(
+    (initialCallId && items.some((item) => item.id === initialCallId) ? initialCallId : items[0]?.id) ?? null,
+  );
+  // A navigation to another queue with `?call=` (the page stays mounted) opens that call.
+  useEffect(() => {
+    if (initialCallId && items.some((item) => item.id === initialCallId)) setSelectedId(initialCallId);
+    // Only when the URL's call changes, not on every live refresh.
+  }, [initialCallId]);
   const [acting, setActing] = useState<{ id: string; type: InboxAction['type'] } | null>(null);
   const [errors, setErrors] = useState<Record<string, FriendlyError>>({});
   // Rows decided by someone else while we looked at them stay visible (greyed) to explain the conflict.
@@ -102,9 +125,13 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
     setFocusId(null);
   }, [focusId, visible]);
 
+  const selection = useSelection(visible);
+  const [bulkBusy, setBulkBusy] = useState(false);
+  const [bulkOutcomes, setBulkOutcomes] = useState<BulkOutcome[] | null>(null);
+
   // Live updates from /api/inbox/events (PostgreSQL NOTIFY, any server); polling only while it is down.
-  const actingRef = useRef(acting);
-  actingRef.current = acting;
+  const actingRef = useRef(false);
+  actingRef.current = acting !== null || bulkBusy;
   const [live, setLive] = useState(false);
   useEffect(() => {
     const source = new EventSource('/api/inbox/events');
@@ -149,6 +176,7 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
                 approved: action.type === 'approve',
                 fingerprint: item.fingerprint,
                 ...(action.type === 'decline' && action.reason ? { reason: action.reason } : {}),
+                ...(action.type === 'withdraw' ? { withdraw: true } : {}),
                 ...(action.type === 'approve' && action.args !== undefined ? { args: action.args } : {}),
               },
               people,
@@ -164,7 +192,7 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
         }
         return;
       }
-      const verb = action.type === 'approve' ? 'Approved' : action.type === 'decline' ? 'Declined' : 'Answered';
+      const verb = action.type === 'approve' ? 'Approved' : action.type === 'decline' ? 'Declined' : action.type === 'withdraw' ? 'Withdrawn' : 'Answered';
       toast.success(`${verb}: ${callTitle(item)}`, {
         description: outcome.vote
           ? `Your approval counted: ${outcome.vote.approvals} of ${outcome.vote.quorum}. It runs once ${outcome.vote.quorum - outcome.vote.approvals} more reviewer(s) approve.`
@@ -188,21 +216,70 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
     [acting, people, viewer.id, router, visible, select],
   );
 
-  // Keyboard triage.
+  /** Decides every selected call on its own (see decideEach); the outcomes list says how each went. */
+  const decideSelected = useCallback(
+    async (approved: boolean, reason?: string) => {
+      const chosen = [...selection.selected.values()];
+      if (chosen.length === 0 || bulkBusy) return;
+      setBulkBusy(true);
+      setBulkOutcomes(null);
+      const outcomes = await decideEach(chosen, { approved, reason }, people, viewer.id);
+      setBulkBusy(false);
+      setBulkOutcomes(outcomes);
+      selection.clear();
+      router.refresh();
+    },
+    [selection, bulkBusy, people, viewer.id, router],
+  );
+
+  const [shortcutsOpen, setShortcutsOpen] = useState(false);
+  const assignSelected = useCallback(
+    async (item: InboxItem, assignee: string | null) => {
+      const refused = await sendAssignment(item, assignee, people, viewer.id);
+      if (refused) toast.error(refused.message, { description: refused.next });
+      else if (queue === 'unassigned' && assignee === viewer.id) router.push(`/inbox?queue=mine&call=${encodeURIComponent(item.id)}`);
+      else {
+        toast.success(assignee ? 'Assigned to you.' : 'Released: nobody works on it now.');
+        router.refresh();
+      }
+    },
+    [people, viewer.id, queue, router],
+  );
+
+  // Keyboard triage: every key is listed in INBOX_SHORTCUTS (the `?` sheet).
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
-      if (event.metaKey || event.ctrlKey || event.altKey || isTyping(event.target)) return;
+      if (event.metaKey || event.ctrlKey || event.altKey || isTyping(event.target) || shortcutsOpen) return;
       const index = selected ? visible.findIndex((item) => item.id === selected.id) : -1;
-      if (event.key === 'j' || event.key === 'k') {
-        const next = visible[event.key === 'j' ? index + 1 : Math.max(index - 1, 0)];
+      const down = event.key === 'j' || event.key === 'ArrowDown';
+      if (down || event.key === 'k' || event.key === 'ArrowUp') {
+        const next = visible[down ? index + 1 : Math.max(index - 1, 0)];
         if (next) {
           event.preventDefault();
           select(next.id, true);
         }
+      } else if (event.key === '?') {
+        event.preventDefault();
+        setShortcutsOpen(true);
+      } else if (status === 'pending' && ['1', '2', '3', '4'].includes(event.key)) {
+        event.preventDefault();
+        router.push(queueHref(QUEUE_TABS[Number(event.key) - 1].key));
+      } else if (event.key === 'Escape' && selection.selected.size > 0) {
+        selection.clear();
+      } else if ((event.key === 'c' || event.key === 'u') && selected && selected.status === 'pending' && !stale[selected.id]) {
+        event.preventDefault();
+        if (event.key === 'c' && canDecide(selected, viewer.id) && selected.assignedTo !== viewer.id) void assignSelected(selected, viewer.id);
+        if (event.key === 'u' && selected.assignedTo) void assignSelected(selected, null);
+      } else if (event.key === 'w' && selected && !stale[selected.id] && selected.kind === 'approval' && selected.requester === viewer.id) {
+        event.preventDefault();
+        void act(selected, { type: 'withdraw' });
+      } else if (event.key === 'x' && selected && selected.kind === 'approval' && selected.status === 'pending') {
+        event.preventDefault();
+        selection.toggle(selected, event.shiftKey);
       } else if (event.key === '/') {
         event.preventDefault();
         searchRef.current?.focus();
-      } else if (selected && !stale[selected.id] && selected.kind === 'approval') {
+      } else if (selected && !stale[selected.id] && selected.kind === 'approval' && canDecide(selected, viewer.id)) {
         if (event.key === 'a') {
           event.preventDefault();
           void act(selected, { type: 'approve' });
@@ -217,10 +294,10 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [visible, selected, stale, act, select]);
+  }, [visible, selected, stale, act, select, viewer.id, selection, shortcutsOpen, status, router, assignSelected]);
 
   const filters: { key: KindFilter; label: string }[] = [
-    { key: 'all', label: 'All' },
+    { key: 'all', label: 'All kinds' },
     { key: 'approval', label: 'Approvals' },
     { key: 'suspension', label: 'Questions' },
   ];
@@ -235,11 +312,13 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
             {counts.all}
           </span>
         </h1>
+        <ShortcutsDialog open={shortcutsOpen} onOpenChange={setShortcutsOpen} />
         <AppNav viewer={viewer} current="inbox" />
       </header>
 
       <main className="flex min-h-0 flex-1 flex-col">
         <div className="flex shrink-0 flex-wrap items-center gap-2 border-b border-border px-3 py-2 md:px-4">
+          {status === 'pending' ? <QueueTabs current={queue} counts={queueCounts} cap={queueCap} /> : null}
           <div role="group" aria-label="Show" className="flex rounded-md border border-border p-0.5">
             {filters.map((filter) => (
               <button
@@ -297,13 +376,25 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
           </div>
         </div>
 
+        <BulkBar
+          count={selection.selected.size}
+          busy={bulkBusy}
+          outcomes={bulkOutcomes}
+          onApprove={() => void decideSelected(true)}
+          onDecline={(reason) => void decideSelected(false, reason)}
+          onClear={selection.clear}
+          onDismissOutcomes={() => setBulkOutcomes(null)}
+        />
+
         {items.length === 0 && all.length === 0 ? (
           <div data-testid="inbox-empty" className="flex flex-1 flex-col items-center justify-center gap-2 p-8 text-center">
             <div className="flex size-12 items-center justify-center rounded-full bg-primary/10 text-primary">
               <InboxIcon className="size-6" aria-hidden />
             </div>
             <p className="text-lg font-semibold">{status === 'unknown' ? 'No call with an unknown outcome' : 'Nothing waiting — nice'}</p>
-            <p className="max-w-sm text-sm text-muted-foreground">New approvals and questions from agents show up here by themselves.</p>
+            <p className="max-w-sm text-sm text-muted-foreground">
+              {status === 'pending' ? QUEUE_TABS.find((tab) => tab.key === queue)?.empty : 'New approvals and questions from agents show up here by themselves.'}
+            </p>
           </div>
         ) : (
           // The detail pane is positioned against this box, outside the list's scroller, so it stays put while the list scrolls.
@@ -326,10 +417,24 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
                         data-run-id={item.runId}
                         data-kind={item.kind}
                         data-selected={isSelected || undefined}
+                        data-checked={selection.selected.has(item.id) || undefined}
                       >
+                        <div className="flex items-stretch">
+                        {item.kind === 'approval' && item.status === 'pending' && !isStale ? (
+                          <div className="flex items-start pt-3.5 pl-3">
+                            <RowCheckbox
+                              item={item}
+                              label={`Select ${item.toolName} from ${personName(item.requester, people, viewer.id)}`}
+                              checked={selection.selected.has(item.id)}
+                              onToggle={selection.toggle}
+                            />
+                          </div>
+                        ) : null}
+                        <div className="min-w-0 flex-1">
                         <InboxRowButton
                           item={item}
                           people={people}
+                          viewerId={viewer.id}
                           selected={isSelected}
                           stale={isStale}
                           onSelect={() => select(item.id)}
@@ -338,6 +443,8 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
                             else rowRefs.current.delete(item.id);
                           }}
                         />
+                        </div>
+                        </div>
                         {isSelected && item.status === 'unknown' ? (
                           <div className="border-t border-border bg-muted/20 p-4 text-sm lg:absolute lg:inset-y-0 lg:right-0 lg:left-[26rem] lg:overflow-y-auto lg:border-t-0 lg:bg-background">
                             <h2 className="font-semibold">{callTitle(item)}</h2>
@@ -353,6 +460,12 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
                               item={item}
                               people={people}
                               viewerId={viewer.id}
+                              reviewers={reviewers}
+                              onAssigned={(assignee) => {
+                                // A call claimed from "Unassigned" leaves that queue: follow it to "For me".
+                                if (queue === 'unassigned' && assignee === viewer.id) router.push(`/inbox?queue=mine&call=${encodeURIComponent(item.id)}`);
+                                else router.refresh();
+                              }}
                               acting={acting?.id === item.id ? acting.type : null}
                               error={errors[item.id] ?? null}
                               stale={isStale}
@@ -378,13 +491,13 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
               {nextCursor || olderPage ? (
                 <nav aria-label="Pages" className="flex gap-2 border-t border-border p-3 text-sm">
                   {olderPage ? (
-                    <Link href={status === 'unknown' ? '/inbox?status=unknown' : '/inbox'} className="text-primary hover:underline">
+                    <Link href={status === 'unknown' ? '/inbox?status=unknown' : queueHref(queue)} className="text-primary hover:underline">
                       ← Newest
                     </Link>
                   ) : null}
                   {nextCursor ? (
                     <Link
-                      href={`/inbox?${new URLSearchParams({ ...(status === 'unknown' ? { status } : {}), cursor: nextCursor })}`}
+                      href={`/inbox?${new URLSearchParams({ ...(status === 'unknown' ? { status } : {}), ...(queue !== 'all' ? { queue } : {}), cursor: nextCursor })}`}
                       className="ml-auto text-primary hover:underline"
                       data-testid="inbox-older"
                     >

@@ -66,7 +66,7 @@ export function friendlyError(error: ApiErrorBody | null, people: People, viewer
     case 'ALREADY_DECIDED': {
       const d = record(error.details);
       const who = typeof d.decidedBy === 'string' ? personName(d.decidedBy, people, viewerId) : undefined;
-      const verb = VERB[String(d.status)] ?? 'decided';
+      const verb = VERB[String(d.outcome)] ?? VERB[String(d.status)] ?? 'decided';
       const when = typeof d.decidedAt === 'string' ? ` ${formatAgo(d.decidedAt)}` : '';
       const reason = typeof d.reason === 'string' && d.reason.trim() ? ` (“${revealBidi(d.reason)}”)` : '';
       const whoText = who ? `${who === 'you' ? 'You' : who} already ${verb} this${when}${reason}.` : 'This was already decided.';
@@ -81,6 +81,18 @@ export function friendlyError(error: ApiErrorBody | null, people: People, viewer
         next: 'It stays in the reviewers’ inbox; someone else has to decide.',
         issues,
       };
+    case 'NOT_REQUESTER':
+      return { code: error.code, message: 'Only the person who asked for this action can withdraw it.', next: 'Decline it instead, with a reason.', issues };
+    case 'ASSIGNMENT_CHANGED': {
+      const d = record(error.details);
+      const who = typeof d.assignedTo === 'string' ? personName(d.assignedTo, people, viewerId) : null;
+      return {
+        code: error.code,
+        message: who ? `${who === 'you' ? 'You' : who} took this call a moment ago.` : 'Someone released this call a moment ago.',
+        next: 'Look at who works on it now, then try again if you still want it.',
+        issues,
+      };
+    }
     case 'INVALID_RESUME_DATA':
     case 'INVALID_ARGS':
       return { code: error.code, message: error.message, next: 'Fix the answer and submit again; the question is still open.', issues };

@@ -190,6 +190,8 @@ export interface ClaimInput {
   /** When set, the row's fingerprint must equal it (what the decider saw). */
   fingerprint?: string;
   actor: Actor;
+  /** A decline by the call's requester withdrawing it: allowed to them instead of four-eyes (withdraw.ts). */
+  withdraw?: boolean;
   status: 'approved' | 'declined' | 'resumed';
   reason: string | null;
   resumeData: unknown;

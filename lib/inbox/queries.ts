@@ -38,6 +38,8 @@ export interface InboxItem {
   chain: string[];
   /** The tool's own description of the call (null: the UI builds a generic line from the args). */
   description: ToolDescription | null;
+  /** The reviewer working on it (claimed or assigned), or null. */
+  assignedTo: string | null;
   /** ISO 8601 */
   createdAt: string;
   /** When it is declined or escalated unless decided (ISO 8601), and which; null without a deadline. */
@@ -48,6 +50,14 @@ export interface InboxItem {
   assignedToRole: string | null;
 }
 
+/**
+ * The inbox's queues: `mine` — assigned to the viewer; `unassigned` — nobody works on it and the
+ * viewer did not ask for it; `all` — every call; `requested` — calls the viewer asked for (kept
+ * apart: a reviewer cannot decide their own reviewer-only calls, only withdraw them).
+ */
+export const INBOX_QUEUES = ['mine', 'unassigned', 'all', 'requested'] as const;
+export type InboxQueue = (typeof INBOX_QUEUES)[number];
+
 export const inboxQuerySchema = z.object({
   status: z.enum(['pending', 'unknown']).default('pending'),
   limit: z.coerce.number().int().min(1).max(100).default(50),
@@ -55,6 +65,8 @@ export const inboxQuerySchema = z.object({
   cursor: z.string().max(200).optional(),
   agentId: z.string().max(100).optional(),
   toolName: z.string().max(100).optional(),
+  /** Which queue (INBOX_QUEUES); unset: `all`. */
+  queue: z.enum(INBOX_QUEUES).optional(),
 });
 export type InboxQuery = z.infer<typeof inboxQuerySchema>;
 
@@ -63,10 +75,11 @@ export type InboxQuery = z.infer<typeof inboxQuerySchema>;
  * (created_at, id) by a row comparison that the `(status, created_at DESC, id DESC)` index serves
  * as an index condition at any depth (no OFFSET). One more row than `limit` tells whether a next page exists.
  */
-export function inboxPageQuery(query: InboxQuery, after: KeysetPosition | null): Prisma.Sql {
+export function inboxPageQuery(query: InboxQuery, after: KeysetPosition | null, viewerId: string | null = null): Prisma.Sql {
   return Prisma.sql`
-    SELECT ${pendingColumns('p')} FROM pending_tool_calls p
+    SELECT ${pendingColumns('p')}, p.assigned_to AS "assignedTo" FROM pending_tool_calls p
     WHERE p.status = ${query.status} AND p.kind IN ('approval', 'suspension')
+      AND ${queueCondition(query.queue ?? 'all', viewerId)}
       AND (${query.agentId ?? null}::text IS NULL OR p.agent_id = ${query.agentId ?? null})
       AND (${query.toolName ?? null}::text IS NULL OR p.tool_name = ${query.toolName ?? null})
       AND ${afterPosition(after, 'p')}
@@ -74,16 +87,47 @@ export function inboxPageQuery(query: InboxQuery, after: KeysetPosition | null):
     LIMIT ${query.limit + 1}`;
 }
 
+/** The SQL condition of one queue (see INBOX_QUEUES); without a viewer, every queue but `all` is empty. */
+function queueCondition(queue: InboxQueue, viewerId: string | null): Prisma.Sql {
+  if (queue === 'all') return Prisma.sql`TRUE`;
+  if (viewerId === null) return Prisma.sql`FALSE`;
+  if (queue === 'mine') return Prisma.sql`p.assigned_to = ${viewerId}`;
+  if (queue === 'requested') return Prisma.sql`p.requested_by = ${viewerId}`;
+  return Prisma.sql`p.assigned_to IS NULL AND p.requested_by <> ${viewerId}`;
+}
+
+/** Counts above this are shown as "999+": each queue's count stops there, so it stays cheap at any size. */
+export const QUEUE_COUNT_CAP = 1_000;
+
+/**
+ * How many calls wait in each queue for the viewer (pending calls only), each counted up to
+ * QUEUE_COUNT_CAP rows in one statement.
+ * @returns counts by queue; a count equal to QUEUE_COUNT_CAP means "at least that many"
+ */
+export async function inboxQueueCounts(viewerId: string, db: PrismaClient = prisma()): Promise<Record<InboxQueue, number>> {
+  const count = (queue: InboxQueue) => Prisma.sql`(SELECT count(*)::int FROM (
+      SELECT 1 FROM pending_tool_calls p WHERE p.status = 'pending' AND p.kind IN ('approval', 'suspension') AND ${queueCondition(queue, viewerId)}
+      LIMIT ${QUEUE_COUNT_CAP}) x)`;
+  const [row] = await db.$queryRaw<Record<InboxQueue, number>[]>`
+    SELECT ${count('mine')} AS mine, ${count('unassigned')} AS unassigned, ${count('all')} AS "all", ${count('requested')} AS requested`;
+  return row;
+}
+
 /**
  * Calls waiting on a person (or, with `status: 'unknown'`, whose outcome is unknown), newest first,
- * keyset-paged (see inboxPageQuery). Source: behaviour §7, §11.
+ * keyset-paged (see inboxPageQuery), in one queue (INBOX_QUEUES) of the viewer. Source: behaviour §7, §11.
  *
  * @param db the client (default: the process's)
+ * @param viewerId whose queues `mine`, `unassigned` and `requested` are (null: only `all` has rows)
  * @returns a page of items and the cursor of the next page (null at the end)
  * @throws ApiError 400 INVALID_CURSOR
  */
-export async function listInbox(query: InboxQuery, db: PrismaClient = prisma()): Promise<{ items: InboxItem[]; nextCursor: string | null }> {
-  const rows = await db.$queryRaw<PendingRow[]>(inboxPageQuery(query, decodeCursor(query.cursor)));
+export async function listInbox(
+  query: InboxQuery,
+  db: PrismaClient = prisma(),
+  viewerId: string | null = null,
+): Promise<{ items: InboxItem[]; nextCursor: string | null }> {
+  const rows = await db.$queryRaw<(PendingRow & { assignedTo: string | null })[]>(inboxPageQuery(query, decodeCursor(query.cursor), viewerId));
   const page = rows.slice(0, query.limit);
   return {
     items: page.map((row) => {
@@ -111,6 +155,7 @@ export async function listInbox(query: InboxQuery, db: PrismaClient = prisma()):
         agentId: call.agentId,
         chain: call.chain,
         description: describeAppCall(call.toolName, call.args),
+        assignedTo: row.assignedTo,
         createdAt: call.createdAt.toISOString(),
         deadlineAt: call.deadlineAt?.toISOString() ?? null,
         deadlineAction: call.deadlineAction ?? null,

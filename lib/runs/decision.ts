@@ -20,7 +20,8 @@ import { defaultAgentId, getAgent } from './agents';
 /** A decision on one pending call, as a request states it. */
 export type DecisionCommand =
   | { kind: 'approve'; runId: string; toolCallId?: string; fingerprint?: string; args?: unknown }
-  | { kind: 'decline'; runId: string; toolCallId?: string; fingerprint?: string; reason?: string }
+  /** `withdraw`: the requester takes back their own request (declined "withdrawn by requester"). */
+  | { kind: 'decline'; runId: string; toolCallId?: string; fingerprint?: string; reason?: string; withdraw?: boolean }
   | { kind: 'resume'; runId: string; toolCallId?: string; resumeData: unknown }
   /** Found by thread and resource alone (send-tool-approval): approves, declines or answers what waits there. */
   | { kind: 'by-thread'; threadId: string; resourceId: string; toolCallId?: string; approved: boolean; reason?: string; resumeData?: unknown };
@@ -54,11 +55,12 @@ export function approvalCommand(input: {
   reason?: string;
   fingerprint?: string;
   args?: unknown;
+  withdraw?: boolean;
 }): DecisionCommand {
   const { runId, toolCallId, fingerprint } = input;
   return input.approved
     ? { kind: 'approve', runId, toolCallId, fingerprint, args: input.args }
-    : { kind: 'decline', runId, toolCallId, fingerprint, reason: input.reason };
+    : { kind: 'decline', runId, toolCallId, fingerprint, reason: input.reason, ...(input.withdraw ? { withdraw: true } : {}) };
 }
 
 /**
@@ -93,7 +95,7 @@ export async function decideToolCall(command: DecisionCommand, context: Decision
       continuation = await agent.approveToolCall({ ...target, fingerprint: command.fingerprint, args: command.args });
       break;
     case 'decline':
-      continuation = await agent.declineToolCall({ ...target, fingerprint: command.fingerprint, reason: command.reason });
+      continuation = await agent.declineToolCall({ ...target, fingerprint: command.fingerprint, reason: command.reason, withdraw: command.withdraw });
       break;
   }
   return { runId: command.runId, toolCallId: command.toolCallId, continuation };

@@ -497,8 +497,10 @@ export class PrismaAgentStore implements AgentStore {
           AND c.agent_id || ' ' || c.tool_name = ANY(${input.executable}::text[])
           -- Four-eyes, as Agent's authorize(): a reviewer-only call needs a reviewer who did not ask for it.
           -- The deadline's claim is not a person's: it needs a decline deadline that has passed instead.
+          -- A withdrawal (a decline by the requester) replaces four-eyes: only the requester may (authorizeWithdrawal).
           AND CASE WHEN ${byDeadline}::boolean
             THEN c.deadline_action = 'decline' AND c.deadline_at <= now()
+            WHEN ${input.withdraw === true}::boolean THEN ${actor.id} IN (c.requested_by, c.resource_id)
             ELSE (c.approvers <> 'reviewer' OR (${actor.role} <> 'user' AND ${actor.id} <> c.resource_id AND ${actor.id} <> c.requested_by))
           END
           AND (${input.fingerprint ?? null}::text IS NULL OR c.fingerprint = ${input.fingerprint ?? null})

@@ -28,7 +28,10 @@ export const chatRequestSchema = z
         approved: z.boolean(),
         reason: z.string().max(2_000).optional(),
         fingerprint: z.string().max(128).optional(),
+        /** The requester withdraws their own request (declined with reason "withdrawn by requester"). */
+        withdraw: z.literal(true).optional(),
       })
+      .refine((decision) => !(decision.withdraw && decision.approved), { message: 'A withdrawal declines the call: send approved: false.' })
       .optional(),
     resume: z
       .object({ runId: z.string().min(1).max(100), toolCallId: z.string().min(1).max(1_000), resumeData: z.unknown() })

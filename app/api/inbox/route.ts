@@ -3,7 +3,7 @@ import { withErrors } from '@/lib/http/errors';
 import { inboxQuerySchema, listInbox } from '@/lib/inbox/queries';
 
 export const GET = withErrors(async (request: Request) => {
-  await requireActor(request, ['reviewer', 'admin']);
+  const actor = await requireActor(request, ['reviewer', 'admin']);
   const query = inboxQuerySchema.parse(Object.fromEntries(new URL(request.url).searchParams));
-  return Response.json(await listInbox(query));
+  return Response.json(await listInbox(query, undefined, actor.id));
 });

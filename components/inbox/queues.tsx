@@ -1,0 +1,43 @@
+import Link from 'next/link';
+import { cn } from '@/components/ui/cn';
+import type { InboxQueue } from '@/lib/inbox/queries';
+
+/** The inbox's queue tabs, in order, with what each shows when empty. */
+export const QUEUE_TABS: { key: InboxQueue; label: string; empty: string }[] = [
+  { key: 'mine', label: 'For me', empty: 'Nothing is assigned to you. Claim a call from Unassigned.' },
+  { key: 'unassigned', label: 'Unassigned', empty: 'Every waiting call has someone on it.' },
+  { key: 'all', label: 'All', empty: 'New approvals and questions from agents show up here by themselves.' },
+  { key: 'requested', label: 'My requests', empty: 'Nothing you asked for is waiting.' },
+];
+
+/** The page URL of a queue (the URL holds the queue, so it can be shared and reloaded). */
+export function queueHref(queue: InboxQueue): string {
+  return queue === 'all' ? '/inbox' : `/inbox?queue=${queue}`;
+}
+
+/** "999+" for a count at the cap (see QUEUE_COUNT_CAP). */
+function countText(count: number, cap: number): string {
+  return count >= cap ? `${cap - 1}+` : String(count);
+}
+
+/** Tabs "For me", "Unassigned", "All", "My requests", each with its count of waiting calls. */
+export function QueueTabs({ current, counts, cap }: { current: InboxQueue; counts: Record<InboxQueue, number>; cap: number }) {
+  return (
+    <nav aria-label="Queues" className="flex rounded-md border border-border p-0.5 text-sm">
+      {QUEUE_TABS.map((tab) => (
+        <Link
+          key={tab.key}
+          href={queueHref(tab.key)}
+          aria-current={current === tab.key ? 'page' : undefined}
+          data-testid={`queue-${tab.key}`}
+          className={cn(
+            'rounded px-2.5 py-1 whitespace-nowrap focus-visible:ring-2 focus-visible:ring-ring focus-visible:outline-none',
+            current === tab.key ? 'bg-muted font-medium' : 'text-muted-foreground hover:text-foreground',
+          )}
+        >
+          {tab.label} <span className="text-xs text-muted-foreground" data-testid={`queue-${tab.key}-count`}>{countText(counts[tab.key], cap)}</span>
+        </Link>
+      ))}
+    </nav>
+  );
+}

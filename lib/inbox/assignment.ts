@@ -1,0 +1,76 @@
+import 'server-only';
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { Actor } from '@/lib/agent/tool';
+import { ApiError } from '@/lib/http/errors';
+import { prisma } from '@/lib/store/db';
+
+/** POST /api/inbox/calls/{id}/assignment. */
+export const assignmentSchema = z.object({
+  /** Who works on the call: a reviewer's or admin's user id (your own to claim it), or null to release it. */
+  assignee: z.string().min(1).max(100).nullable(),
+  /**
+   * The assignee the sender saw (null: unassigned). When given and the call's assignee is another
+   * by now, nothing changes and the answer is 409 ASSIGNMENT_CHANGED — so two reviewers claiming at
+   * once cannot both believe they have it.
+   */
+  expected: z.string().min(1).max(100).nullable().optional(),
+});
+export type AssignmentInput = z.infer<typeof assignmentSchema>;
+
+/**
+ * Claims, releases or hands over one pending call of the inbox, in one statement: a compare-and-set
+ * on the still-pending row (and on `expected`, when sent), an append-only `call_activity` record
+ * (`assigned` or `released`, kept for the audit), and a NOTIFY on `countersign_pending` so every
+ * inbox updates live. Reviewers and admins only (the route checks the role).
+ *
+ * @returns the call's assignee afterwards
+ * @throws ApiError 404 NOT_FOUND (no such call), 409 ALREADY_DECIDED (no longer pending; details:
+ *   decidedBy), 409 ASSIGNMENT_CHANGED (details: assignedTo), 422 INVALID_ASSIGNEE (not a reviewer or
+ *   admin, or the person who asked for a reviewer-only call: they could not decide it)
+ */
+export async function assignCall(input: AssignmentInput & { pendingCallId: string; actor: Actor }): Promise<{ assignedTo: string | null }> {
+  const db = prisma();
+  const row = await db.pendingToolCall.findUnique({
+    where: { id: input.pendingCallId },
+    select: { id: true, kind: true, status: true, approvers: true, requestedBy: true, resourceId: true, assignedTo: true, decidedBy: true },
+  });
+  if (!row || (row.kind !== 'approval' && row.kind !== 'suspension')) throw new ApiError(404, 'NOT_FOUND', 'No such call.');
+  if (row.status !== 'pending') {
+    throw new ApiError(409, 'ALREADY_DECIDED', 'This call was already decided.', { decidedBy: row.decidedBy, status: row.status });
+  }
+  if (input.assignee !== null) {
+    const person = await db.user.findUnique({ where: { id: input.assignee }, select: { role: true } });
+    if (!person || (person.role !== 'reviewer' && person.role !== 'admin')) {
+      throw new ApiError(422, 'INVALID_ASSIGNEE', 'Calls can only be assigned to a reviewer or an admin.');
+    }
+    if (row.approvers === 'reviewer' && (input.assignee === row.requestedBy || input.assignee === row.resourceId)) {
+      throw new ApiError(422, 'INVALID_ASSIGNEE', 'This call needs a reviewer other than the person who asked for it.');
+    }
+  }
+  const checkExpected = input.expected !== undefined;
+  const kind = input.assignee === null ? 'released' : 'assigned';
+  const [result] = await db.$queryRaw<{ updated: number; notified: number; assignedTo: string | null; status: string; decidedBy: string | null }[]>`
+    WITH updated AS (
+      UPDATE pending_tool_calls SET assigned_to = ${input.assignee}, assigned_at = CASE WHEN ${input.assignee}::text IS NULL THEN NULL ELSE now() END
+      WHERE id = ${row.id} AND status = 'pending'
+        AND (NOT ${checkExpected}::boolean OR assigned_to IS NOT DISTINCT FROM ${input.expected ?? null}::text)
+      RETURNING id
+    ),
+    activity AS (
+      INSERT INTO call_activity (id, pending_call_id, kind, actor_id, actor_role, assignee)
+      SELECT ${randomUUID()}, id, ${kind}, ${input.actor.id}, ${input.actor.role}, ${input.assignee} FROM updated
+    ),
+    notified AS (
+      SELECT pg_notify('countersign_pending', json_build_object('id', id, 'change', 'assignment')::text) FROM updated
+    )
+    SELECT (SELECT count(*)::int FROM updated) AS updated, (SELECT count(*)::int FROM notified) AS notified,
+      p.assigned_to AS "assignedTo", p.status, p.decided_by AS "decidedBy"
+    FROM pending_tool_calls p WHERE p.id = ${row.id}`;
+  if (result.updated === 1) return { assignedTo: input.assignee };
+  // The statement sees the row as it was before its own update, so this is what beat us.
+  if (result.status !== 'pending') {
+    throw new ApiError(409, 'ALREADY_DECIDED', 'This call was already decided.', { decidedBy: result.decidedBy, status: result.status });
+  }
+  throw new ApiError(409, 'ASSIGNMENT_CHANGED', 'Someone else changed who works on this call.', { assignedTo: result.assignedTo });
+}
