@@ -349,3 +349,164 @@ test.describe('inbox: bulk decisions', () => {
     await rita.close();
   });
 });
+
+test.describe('inbox: notes and questions to the requester', () => {
+  test('a note stays with the call and in the audit; a question appears in the requester’s chat without deciding; her reply is context', async ({
+    browser,
+    chat,
+    page,
+    db,
+  }) => {
+    await page.setViewportSize(DESKTOP);
+    const threadId = await chat.open();
+    await chat.send('refund order ord-2001 for 130');
+    const card = chat.approvalCard('issue-refund');
+    await expect(card).toHaveAttribute('data-state', 'pending');
+    const [call] = await pendingIn(db, threadId, 'issue-refund');
+
+    const rita = await contextAs(browser, ACCOUNTS.rita);
+    const reviewer = await rita.newPage();
+    await reviewer.setViewportSize(DESKTOP);
+    const inbox = new InboxPage(reviewer);
+    await inbox.open();
+    await inbox.select(call.root_tool_call_id);
+    const activity = reviewer.getByTestId('call-activity');
+    await activity.getByTestId('note-body').fill('Checked with finance: the order is real.');
+    await activity.getByTestId('note-send').click();
+    await expect(activity.getByTestId('activity-entry').filter({ hasText: 'Checked with finance' })).toHaveAttribute('data-kind', 'comment');
+
+    await activity.getByTestId('note-kind-question').click();
+    await activity.getByTestId('note-body').fill('Is this the order with the broken blender?');
+    await checkAccessible(reviewer, 'inbox-notes');
+    await activity.getByTestId('note-send').click();
+    await expect(activity.getByTestId('activity-entry').filter({ hasText: 'broken blender' })).toHaveAttribute('data-kind', 'question');
+
+    // Ada's open chat shows the question by itself; her card still waits.
+    const question = page.getByTestId('reviewer-question');
+    await expect(question).toContainText('Is this the order with the broken blender?');
+    await expect(question).toContainText('Rita');
+    await expect(question).toContainText('Refunds $130.00 on order ord-2001');
+    await expect(card).toHaveAttribute('data-state', 'pending');
+    expect((await db.query(`SELECT status FROM pending_tool_calls WHERE id = $1`, [call.id]))[0].status).toBe('pending');
+    await checkAccessible(page, 'chat-reviewer-question');
+    // The question survives a reload.
+    await page.reload();
+    await expect(page.getByTestId('reviewer-question')).toContainText('broken blender');
+
+    // Her reply is context for the reviewer.
+    await chat.send('Yes, that is the one with the broken blender.');
+    await expect(chat.lastAssistant()).toContainText('I can look up customers');
+    await reviewer.reload();
+    await inbox.select(call.root_tool_call_id);
+    await expect(reviewer.getByTestId('context-messages')).toContainText('Yes, that is the one with the broken blender.');
+
+    // Bad input changes nothing; an end user cannot add notes.
+    const empty = await reviewer.request.post(`/api/inbox/calls/${call.id}/notes`, { data: { kind: 'comment', body: '   ' } });
+    expect(empty.status()).toBe(400);
+    expect((await page.request.post(`/api/inbox/calls/${call.id}/notes`, { data: { kind: 'comment', body: 'hi' } })).status()).toBe(403);
+
+    // Declined: the notes are in the audit with the decision; no more notes on a decided call.
+    await reviewer.getByTestId('inbox-decline').click();
+    await reviewer.getByTestId('inbox-decline-reason').fill('Needs the receipt first');
+    await reviewer.getByTestId('inbox-decline-confirm').click();
+    await expect(card).toHaveAttribute('data-state', 'declined');
+    const late = await reviewer.request.post(`/api/inbox/calls/${call.id}/notes`, { data: { kind: 'comment', body: 'late' } });
+    expect(late.status()).toBe(409);
+    const alex = await contextAs(browser, ACCOUNTS.alex);
+    const audit = await alex.request.get('/api/audit?toolName=issue-refund&limit=50');
+    const entry = (await audit.json()).entries.find((e: { runId: string }) => e.runId === call.root_run_id);
+    expect(entry.activity.map((a: { kind: string; body: string }) => [a.kind, a.body])).toEqual([
+      ['comment', 'Checked with finance: the order is real.'],
+      ['question', 'Is this the order with the broken blender?'],
+    ]);
+    const admin = await alex.newPage();
+    await admin.setViewportSize(MOBILE);
+    await admin.goto('/audit');
+    await admin.getByText('Needs the receipt first').first().click();
+    await expect(admin.getByTestId('audit-activity').first()).toContainText('Checked with finance');
+    await alex.close();
+    await rita.close();
+  });
+});
+
+test.describe('inbox: keyboard', () => {
+  test('? lists every shortcut; j/k/arrows move; a approves and focus moves on; d declines; c claims; x selects; digits switch queues', async ({ browser, request, db }) => {
+    const tag = crypto.randomUUID().slice(0, 8);
+    const calls: Awaited<ReturnType<typeof pendingIn>> = [];
+    for (const n of [0, 1, 2]) {
+      const threadId = `keys-${crypto.randomUUID()}`;
+      const started = await request.post('/api/agents/ops-agent/generate', {
+        data: { messages: `/tool send-email {"to":"ops@example.com","subject":"Keys ${tag} ${n}","body":"Hi."}`, threadId, resourceId: 'user-ada' },
+      });
+      expect(started.status()).toBe(200);
+      calls.push((await pendingIn(db, threadId, 'send-email'))[0]);
+    }
+    const rita = await contextAs(browser, ACCOUNTS.rita);
+    const page = await rita.newPage();
+    await page.setViewportSize(DESKTOP);
+    const inbox = new InboxPage(page);
+    await inbox.open();
+    const rowButton = (index: number) => inbox.row(calls[index].root_tool_call_id).locator('button').first();
+    await expect(inbox.row(calls[2].root_tool_call_id)).toHaveAttribute('data-selected', 'true');
+
+    await page.keyboard.press('?');
+    const sheet = page.getByTestId('shortcuts-sheet');
+    await expect(sheet).toBeVisible();
+    for (const action of ['Next call', 'Approve the open call', 'Decline the open call', 'Select or unselect the open call', 'Assign the open call to me', 'Withdraw your own request']) {
+      await expect(sheet).toContainText(action);
+    }
+    await checkAccessible(page, 'inbox-shortcuts');
+    await page.keyboard.press('Escape');
+    await expect(sheet).toHaveCount(0);
+
+    // Newest first: 2, 1, 0.
+    await page.keyboard.press('j');
+    await expect(rowButton(1)).toBeFocused();
+    await page.keyboard.press('ArrowDown');
+    await expect(rowButton(0)).toBeFocused();
+    await page.keyboard.press('k');
+    await expect(rowButton(1)).toBeFocused();
+    await page.keyboard.press('ArrowUp');
+    await expect(rowButton(2)).toBeFocused();
+
+    // x selects, Esc clears.
+    await page.keyboard.press('x');
+    await expect(page.getByTestId('bulk-count')).toHaveText('1 selected');
+    await page.keyboard.press('Escape');
+    await expect(page.getByTestId('bulk-count')).toHaveCount(0);
+
+    // c claims the open call.
+    await page.keyboard.press('c');
+    await expect(page.getByTestId('assignee')).toHaveText('you');
+
+    // a approves; focus moves to the next call.
+    await rowButton(2).focus();
+    await page.keyboard.press('a');
+    await expect(inbox.row(calls[2].root_tool_call_id)).toHaveCount(0);
+    await expect(rowButton(1)).toBeFocused();
+    // d opens the reason; Tab reaches Decline.
+    await page.keyboard.press('d');
+    await expect(page.getByTestId('inbox-decline-reason')).toBeFocused();
+    await page.keyboard.type('Not by keyboard today');
+    await page.keyboard.press('Tab');
+    await expect(page.getByTestId('inbox-decline-confirm')).toBeFocused();
+    await page.keyboard.press('Enter');
+    await expect(inbox.row(calls[1].root_tool_call_id)).toHaveCount(0);
+    await expect(rowButton(0)).toBeFocused();
+    const decided = await db.query<{ status: string; decision_reason: string | null }>(
+      `SELECT status, decision_reason FROM pending_tool_calls WHERE id = ANY($1) ORDER BY created_at`,
+      [calls.map((call) => call.id)],
+    );
+    expect(decided.map((row) => row.status)).toEqual(['pending', 'declined', 'completed']);
+    expect(decided[1].decision_reason).toBe('Not by keyboard today');
+
+    // Digits switch queues.
+    await page.keyboard.press('2');
+    await expect(page).toHaveURL(/queue=unassigned/);
+    await page.keyboard.press('4');
+    await expect(page).toHaveURL(/queue=requested/);
+    await page.keyboard.press('3');
+    await expect(page).toHaveURL(/\/inbox$/);
+    await rita.close();
+  });
+});

@@ -14,7 +14,10 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
   const query = parsed.success ? parsed.data : auditQuerySchema.parse({});
   // A cursor that is not ours (edited URL) shows the newest page instead of an error page.
   const { entries, nextCursor } = await listAudit(query).catch(() => listAudit({ ...query, cursor: undefined }));
-  const people = await displayNames([admin.id, ...entries.flatMap((entry) => [entry.actorId, entry.requester])]);
+  const people = await displayNames([
+    admin.id,
+    ...entries.flatMap((entry) => [entry.actorId, entry.requester, ...entry.activity.flatMap((item) => [item.actorId, ...(item.assignee ? [item.assignee] : [])])]),
+  ]);
   return (
     <AuditView
       entries={entries}

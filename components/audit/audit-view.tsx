@@ -12,7 +12,7 @@ import { Button } from '@/components/ui/button';
 import { formatJson, revealBidi, type People } from '@/components/ui/describe';
 import { PersonLabel } from '@/components/ui/person';
 import { Input } from '@/components/ui/textarea';
-import { RelativeTime } from '@/components/ui/time';
+import { LocalTime, RelativeTime } from '@/components/ui/time';
 import type { AuditEntry } from '@/lib/audit/queries';
 
 export interface AuditViewProps {
@@ -150,6 +150,7 @@ export function AuditView({ entries, nextCursor, filters, people, viewer, model 
                                   )}
                                 </div>
                               </div>
+                              <ActivityList entry={entry} people={people} />
                               <p className="mt-2 text-xs text-muted-foreground">
                                 Requested by <PersonLabel id={entry.requester} people={people} /> · run {entry.runId} · call {entry.toolCallId}
                               </p>
@@ -229,6 +230,7 @@ function AuditList({ entries, people }: { entries: AuditEntry[]; people: People 
                     <ArgsTable args={entry.resumeData} label="Answer" />
                   </div>
                 ) : null}
+                <ActivityList entry={entry} people={people} />
                 <p className="text-xs break-all text-muted-foreground">
                   Requested by <PersonLabel id={entry.requester} people={people} /> · fingerprint {entry.fingerprint.slice(0, 12)} · run {entry.runId}
                 </p>
@@ -238,5 +240,43 @@ function AuditList({ entries, people }: { entries: AuditEntry[]; people: People 
         );
       })}
     </ul>
+  );
+}
+
+const ACTIVITY_VERB: Record<AuditEntry['activity'][number]['kind'], string> = {
+  assigned: 'assigned it to',
+  released: 'released it',
+  comment: 'noted',
+  question: 'asked the requester',
+};
+
+/** The call's assignments, notes and questions, as kept in its append-only activity log. */
+function ActivityList({ entry, people }: { entry: AuditEntry; people: People }) {
+  if (entry.activity.length === 0) return null;
+  return (
+    <div className="mt-2" data-testid="audit-activity">
+      <p className="text-xs font-medium text-muted-foreground">Notes and activity on this call</p>
+      <ul className="mt-1 flex flex-col gap-1 text-xs">
+        {entry.activity.map((item) => (
+          <li key={item.id} data-kind={item.kind}>
+            <PersonLabel id={item.actorId} people={people} /> {ACTIVITY_VERB[item.kind]}
+            {item.kind === 'assigned' && item.assignee ? (
+              <>
+                {' '}
+                <PersonLabel id={item.assignee} people={people} />
+              </>
+            ) : null}
+            {item.body ? (
+              <>
+                : “<bdi>{revealBidi(item.body)}</bdi>”
+              </>
+            ) : null}{' '}
+            <span className="text-muted-foreground">
+              · <LocalTime iso={item.at} />
+            </span>
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }

@@ -1,7 +1,7 @@
 'use client';
 
 import { isToolUIPart } from 'ai';
-import { Bot, TriangleAlert } from 'lucide-react';
+import { Bot, MessageCircleQuestionMark, TriangleAlert } from 'lucide-react';
 import { ApprovalCard } from './approval-card';
 import { Markdown } from './markdown';
 import { QuestionCard } from './question-card';
@@ -9,6 +9,7 @@ import { ToolCallCard } from './tool-call-card';
 import { asToolPart, type ToolPartView } from './tool-status';
 import { isCardPart, toolPartIdFor, type CardAction, type CardPart, type ChatMessage } from './types';
 import { revealBidi, type People } from '@/components/ui/describe';
+import type { ReviewerQuestionData } from '@/lib/ui-stream/map';
 import { readableErrorText } from '@/components/ui/readable';
 
 export interface MessageViewProps {
@@ -40,6 +41,9 @@ export function MessageView({ message, viewerId, people, streaming, actingOn, bu
       </div>
     );
   }
+
+  const question = message.parts.find((part) => part.type === 'data-reviewer-question');
+  if (question?.type === 'data-reviewer-question') return <ReviewerQuestion data={question.data} />;
 
   const toolIds = new Set(message.parts.flatMap((part) => (isToolUIPart(part) ? [part.toolCallId] : [])));
   // Cards by the tool part they are drawn with (a sub-agent's cards with their delegation's).
@@ -118,6 +122,33 @@ export function MessageView({ message, viewerId, people, streaming, actingOn, bu
         ) : (
           <p className="text-sm text-muted-foreground">No reply.</p>
         )}
+      </div>
+    </div>
+  );
+}
+
+/** A reviewer's question about a pending call, in the requester's chat (answer by replying in the chat). */
+function ReviewerQuestion({ data }: { data: ReviewerQuestionData }) {
+  return (
+    <div data-testid="reviewer-question" className="flex gap-3">
+      <div className="mt-0.5 hidden size-7 shrink-0 items-center justify-center rounded-full border border-border bg-card sm:flex" aria-hidden>
+        <MessageCircleQuestionMark className="size-4 text-primary" />
+      </div>
+      <div className="flex min-w-0 flex-1 flex-col gap-1 rounded-lg border border-primary/40 bg-card px-4 py-3">
+        <p className="text-xs text-muted-foreground">
+          Question from <bdi className="font-medium text-foreground">{revealBidi(data.byName)}</bdi>
+          {data.byEmail ? <bdi> &lt;{revealBidi(data.byEmail)}&gt;</bdi> : null}, reviewer
+          {data.title ? (
+            <>
+              {' '}
+              · about “<bdi>{revealBidi(data.title)}</bdi>”
+            </>
+          ) : null}
+        </p>
+        <p className="text-sm whitespace-pre-wrap [overflow-wrap:anywhere]">
+          <bdi>{revealBidi(data.body)}</bdi>
+        </p>
+        <p className="text-xs text-muted-foreground">Reply here in the chat; the reviewer reads it before deciding.</p>
       </div>
     </div>
   );

@@ -58,6 +58,14 @@ export function ThreadTranscript({ messages, people, viewerId, ownerId }: { mess
             <div className="flex min-w-0 flex-1 flex-col gap-2">
               {message.parts.map((part, index) => {
                 if (part.type === 'text') return part.text.trim() ? <Markdown key={index} text={part.text} streaming={false} /> : null;
+                if (part.type === 'data-reviewer-question') {
+                  return (
+                    <p key={index} data-testid="transcript-question" className="rounded-md border border-primary/40 px-3 py-2 text-sm">
+                      <span className="text-muted-foreground">Question from {part.data.by === viewerId ? 'you' : revealBidi(part.data.byName)}: </span>
+                      <bdi>{revealBidi(part.data.body)}</bdi>
+                    </p>
+                  );
+                }
                 if (part.type === 'data-tool-call-approval' || part.type === 'data-tool-call-suspended') {
                   return <CardLine key={index} part={part} people={people} viewerId={viewerId} />;
                 }

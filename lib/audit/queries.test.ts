@@ -24,6 +24,7 @@ const entry: AuditEntry = {
   editedFingerprint: null,
   resumeData: null,
   why: 'amount 250 > 100: reviewer required, not the requester',
+  activity: [],
 };
 
 const HEADER = 'at,actorId,actorRole,kind,approved,reason,toolName,agentId,requester,runId,toolCallId,fingerprint,args,editedArgs,editedFingerprint,resumeData,why';

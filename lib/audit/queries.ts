@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { afterPosition, decodeCursor, encodeCursor, type KeysetPosition } from '@/lib/http/keyset';
 import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
 import { prisma } from '@/lib/store/db';
+import { listCallActivity, type CallActivityEntry } from '@/lib/inbox/notes';
 
 export const auditQuerySchema = z.object({
   actorId: z.string().max(100).optional(),
@@ -48,6 +49,8 @@ export interface AuditEntry {
   resumeData: unknown;
   /** Why the call waited (the rule that paused it, with its values); null for questions and older rows. */
   why: string | null;
+  /** Assignments, notes and questions on the call before or after this decision, oldest first. */
+  activity: CallActivityEntry[];
 }
 
 /**
@@ -63,7 +66,7 @@ export function auditPageQuery(query: AuditQuery, after: KeysetPosition | null):
     SELECT d.id, d.created_at AS "createdAt", d.actor_id AS "actorId", d.actor_role AS "actorRole", d.kind, d.approved, d.reason,
       p.root_tool_call_id AS "toolCallId", d.fingerprint, d.args, d.edited_args AS "editedArgs", d.edited_fingerprint AS "editedFingerprint",
       d.resume_data AS "resumeData", p.tool_name AS "toolName", p.agent_id AS "agentId", p.chain, p.root_run_id AS "rootRunId",
-      p.thread_id AS "threadId", p.requested_by AS "requester", actor.email AS "actorEmail", requester.email AS "requesterEmail",
+      p.thread_id AS "threadId", p.requested_by AS "requester", d.pending_call_id AS "pendingCallId", actor.email AS "actorEmail", requester.email AS "requesterEmail",
       p.policy_evaluation->>'why' AS "why"
     FROM decisions d JOIN pending_tool_calls p ON p.id = d.pending_call_id
       LEFT JOIN users actor ON actor.id = d.actor_id
@@ -78,7 +81,7 @@ export function auditPageQuery(query: AuditQuery, after: KeysetPosition | null):
     LIMIT ${query.limit + 1}`;
 }
 
-type AuditRow = Omit<AuditEntry, 'at' | 'runId'> & { createdAt: Date; rootRunId: string };
+type AuditRow = Omit<AuditEntry, 'at' | 'runId' | 'activity'> & { createdAt: Date; rootRunId: string; pendingCallId: string };
 
 /**
  * The append-only decision log, newest first, filtered; keyset-paged (see auditPageQuery).
@@ -90,6 +93,7 @@ export async function listAudit(query: AuditQuery, db: PrismaClient = prisma()):
   const rows = await db.$queryRaw<AuditRow[]>(auditPageQuery(query, decodeCursor(query.cursor)));
   const page = rows.slice(0, query.limit);
   const last = page.at(-1);
+  const activity = await listCallActivity([...new Set(page.map((row) => row.pendingCallId))], db);
   return {
     entries: page.map((row) => ({
       id: row.id,
@@ -114,6 +118,7 @@ export async function listAudit(query: AuditQuery, db: PrismaClient = prisma()):
       editedFingerprint: row.editedFingerprint,
       resumeData: row.resumeData,
       why: row.why ?? null,
+      activity: activity.get(row.pendingCallId) ?? [],
     })),
     nextCursor: rows.length > query.limit && last ? encodeCursor(last) : null,
   };

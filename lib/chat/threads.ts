@@ -7,7 +7,7 @@ import { assertThreadOwner, ownsThread } from '@/lib/runs/access';
 import { prisma } from '@/lib/store/db';
 import { findActiveSegment } from './tail';
 import { describeAppCall } from './describe';
-import { toUIChunks, type ApprovalCardData, type CountersignDataTypes, type SuspendedCardData } from '@/lib/ui-stream/map';
+import { toUIChunks, type ApprovalCardData, type CountersignDataTypes, type ReviewerQuestionData, type SuspendedCardData } from '@/lib/ui-stream/map';
 import type { Prisma } from '@/lib/generated/prisma/client';
 
 export type ChatMessage = UIMessage<unknown, CountersignDataTypes>;
@@ -177,6 +177,10 @@ export async function loadThreadUIMessages({ threadId, resourceId }: { threadId:
   for (const segment of segments.values()) {
     timeline.push({ at: segment.at.getTime(), order: 1, build: () => toMessage(segment.messageId, segment.chunks) });
   }
+  // Reviewers' questions about this thread's calls, each a message of its own at its time.
+  for (const question of await reviewerQuestions(threadId)) {
+    timeline.push({ at: question.at, order: 2, build: async () => question.message });
+  }
   timeline.sort((a, b) => a.at - b.at || a.order - b.order);
   const out: ChatMessage[] = [];
   for (const entry of timeline) {
@@ -188,6 +192,33 @@ export async function loadThreadUIMessages({ threadId, resourceId }: { threadId:
     orderBy: { seq: 'asc' },
   });
   return withDecisions(out, calls);
+}
+
+/** The questions reviewers sent about the thread's calls, as chat messages (see ReviewerQuestionData). */
+async function reviewerQuestions(threadId: string): Promise<{ at: number; message: ChatMessage }[]> {
+  const rows = await prisma().callActivity.findMany({
+    where: { kind: 'question', pendingCall: { threadId } },
+    include: { pendingCall: { select: { toolName: true, args: true, rootToolCallId: true } } },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+  });
+  if (rows.length === 0) return [];
+  const people = await prisma().user.findMany({ where: { id: { in: [...new Set(rows.map((row) => row.actorId))] } }, select: { id: true, name: true, email: true } });
+  const byId = new Map(people.map((person) => [person.id, person]));
+  return rows.map((row) => {
+    const person = byId.get(row.actorId);
+    const data: ReviewerQuestionData = {
+      by: row.actorId,
+      byName: person?.name ?? 'A reviewer',
+      byEmail: person?.email ?? null,
+      at: row.createdAt.toISOString(),
+      body: row.body ?? '',
+      toolName: row.pendingCall.toolName,
+      title: describeAppCall(row.pendingCall.toolName, row.pendingCall.args)?.title ?? null,
+      toolCallId: row.pendingCall.rootToolCallId,
+    };
+    const message: ChatMessage = { id: `question-${row.id}`, role: 'assistant', parts: [{ type: 'data-reviewer-question', id: row.id, data }] };
+    return { at: row.createdAt.getTime(), message };
+  });
 }
 
 type PendingRow = Prisma.PendingToolCallGetPayload<object>;

@@ -6,11 +6,16 @@ import { describeAppCall } from '@/lib/chat/describe';
 import { findTool } from '@/lib/runs/agents';
 import { ApiError } from '@/lib/http/errors';
 import { prisma } from '@/lib/store/db';
+import { displayNames } from '@/lib/auth/session';
+import type { People } from '@/components/ui/describe';
+import { listCallActivity, type CallActivityEntry } from './notes';
 
 /** One message of the conversation shown beside a call: what the requester asked, what the agent said. */
 export interface ContextMessage {
   role: 'user' | 'assistant';
   text: string;
+  /** Written after the call was made (e.g. a reply to a reviewer's question). */
+  after?: true;
 }
 
 /** Everything a reviewer sees beside a pending call, besides the call itself. */
@@ -20,12 +25,16 @@ export interface CallContext {
   fields: ContextField[];
   /** A sentence when the tool's lookup failed. */
   fieldsError?: string;
-  /** The last user messages before the call (oldest first), then the assistant text that led to it. */
+  /** The last user messages before the call (oldest first), the assistant text that led to it, then the requester's messages since. */
   messages: ContextMessage[];
   threadId: string;
   threadTitle: string;
   /** The requester deleted the thread: no messages, no link. */
   threadDeleted: boolean;
+  /** Assignments, notes and questions on the call, oldest first. */
+  activity: CallActivityEntry[];
+  /** Names of the people the activity mentions. */
+  people: People;
 }
 
 /** How many of the requester's messages before the call are shown. */
@@ -48,10 +57,13 @@ export async function loadCallContext({ pendingCallId }: { pendingCallId: string
   if (!row || (row.kind !== 'approval' && row.kind !== 'suspension')) throw new ApiError(404, 'NOT_FOUND', 'No such call.');
   const thread = await db.thread.findUnique({ where: { id: row.threadId }, select: { title: true, deletedAt: true, resourceId: true } });
   const tool = findTool(row.toolName);
-  const [context, messages] = await Promise.all([
+  const [context, messages, activityByCall] = await Promise.all([
     callContext(tool, row.args, { threadId: row.threadId, resourceId: row.resourceId, requestedBy: row.requestedBy }),
     thread && !thread.deletedAt ? loadThreadUIMessages({ threadId: row.threadId, resourceId: thread.resourceId }) : Promise.resolve(null),
+    listCallActivity([row.id]),
   ]);
+  const activity = activityByCall.get(row.id) ?? [];
+  const people = await displayNames(activity.flatMap((entry) => [entry.actorId, ...(entry.assignee ? [entry.assignee] : [])]));
 
   const shown: ContextMessage[] = [];
   if (messages) {
@@ -82,6 +94,11 @@ export async function loadCallContext({ pendingCallId }: { pendingCallId: string
         .join('')
         .trim();
       if (text) shown.push({ role: 'assistant', text: clip(text) });
+      // What the requester wrote after the call (e.g. a reply to a reviewer's question).
+      const replies = messages.slice(at + 1).filter((message) => message.role === 'user').slice(-CONTEXT_USER_MESSAGES);
+      for (const message of replies) {
+        shown.push({ role: 'user', after: true, text: clip(message.parts.map((part) => (part.type === 'text' ? part.text : '')).join('')) });
+      }
     }
   }
   return {
@@ -92,6 +109,8 @@ export async function loadCallContext({ pendingCallId }: { pendingCallId: string
     threadId: row.threadId,
     threadTitle: thread?.title ?? 'Chat',
     threadDeleted: !thread || thread.deletedAt !== null,
+    activity,
+    people,
   };
 }
 

@@ -63,7 +63,26 @@ export interface RunErrorData {
   code?: string;
 }
 
+/**
+ * `data` of a reviewer's question about a pending call, shown in the requester's chat
+ * (`data-reviewer-question`; from the call's activity, never sent to the model).
+ */
+export interface ReviewerQuestionData {
+  /** The reviewer's user id, their display name and email (the chat knows no reviewers otherwise). */
+  by: string;
+  byName: string;
+  byEmail: string | null;
+  /** ISO 8601 */
+  at: string;
+  body: string;
+  toolName: string;
+  /** The call it is about, in the tool's words. */
+  title: string | null;
+  toolCallId: string;
+}
+
 export type CountersignDataTypes = {
+  'reviewer-question': ReviewerQuestionData;
   'tool-call-approval': ApprovalCardData;
   'tool-call-suspended': SuspendedCardData;
   'run-error': RunErrorData;
