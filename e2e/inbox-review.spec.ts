@@ -510,3 +510,62 @@ test.describe('inbox: keyboard', () => {
     await rita.close();
   });
 });
+
+test.describe('inbox: edit form from the tool’s schema, and the diff', () => {
+  test('the form enforces the tool’s limits before sending; the card and the audit show what changed, field by field', async ({ browser, chat, page, db }) => {
+    await page.setViewportSize(DESKTOP);
+    const threadId = await chat.open();
+    await chat.send('refund order ord-2001 for 250');
+    const card = chat.approvalCard('issue-refund');
+    await expect(card).toHaveAttribute('data-state', 'pending');
+    const [call] = await pendingIn(db, threadId, 'issue-refund');
+
+    const rita = await contextAs(browser, ACCOUNTS.rita);
+    const reviewer = await rita.newPage();
+    await reviewer.setViewportSize(DESKTOP);
+    const inbox = new InboxPage(reviewer);
+    await inbox.open();
+    await inbox.select(call.root_tool_call_id);
+    await reviewer.getByTestId('inbox-edit').click();
+    const amount = reviewer.getByLabel('amount');
+    await expect(amount).toHaveValue('250');
+    // The tool's schema says amount > 0 and ≤ 100,000: refused in the browser, nothing is sent.
+    await amount.fill('-5');
+    await reviewer.getByTestId('inbox-edit-submit').click();
+    await expect(reviewer.getByText(/must be > 0|greater than 0|exclusiveMinimum/i).first()).toBeVisible();
+    await amount.fill('250000');
+    await reviewer.getByTestId('inbox-edit-submit').click();
+    await expect(reviewer.getByText(/100000|100,000/).first()).toBeVisible();
+    expect((await db.query(`SELECT status FROM pending_tool_calls WHERE id = $1`, [call.id]))[0].status).toBe('pending');
+    await amount.fill('100');
+    await checkAccessible(reviewer, 'inbox-edit-schema-form');
+    await reviewer.getByTestId('inbox-edit-submit').click();
+    await expect(inbox.row(call.root_tool_call_id)).toHaveCount(0);
+
+    // Ada's card: "Approved with edits" and the field-level diff, not JSON.
+    await expect(card).toHaveAttribute('data-state', 'approved');
+    const diff = card.getByTestId('args-diff-row');
+    await expect(diff).toHaveCount(1);
+    await expect(diff).toHaveAttribute('data-path', 'amount');
+    await expect(diff.locator('del')).toHaveText('250');
+    await expect(diff.locator('ins')).toHaveText('100');
+    await expect(card.getByTestId('approval-edited-from')).not.toContainText('{');
+    await checkAccessible(page, 'chat-edit-diff');
+    await page.setViewportSize(MOBILE);
+    await card.scrollIntoViewIfNeeded();
+    await screenshotBoth(page, 'chat-edit-diff');
+
+    // The audit shows the same diff.
+    const alex = await contextAs(browser, ACCOUNTS.alex);
+    const admin = await alex.newPage();
+    await admin.setViewportSize(MOBILE);
+    await admin.goto('/audit?toolName=issue-refund');
+    await admin.locator('details').first().locator('summary').click();
+    const auditDiff = admin.locator('details').first().getByTestId('args-diff-row');
+    await expect(auditDiff).toHaveAttribute('data-path', 'amount');
+    await expect(auditDiff.locator('ins')).toHaveText('100');
+    await screenshotBoth(admin, 'audit-edit-diff');
+    await alex.close();
+    await rita.close();
+  });
+});

@@ -5,6 +5,7 @@ import Link from 'next/link';
 import { Fragment, useState } from 'react';
 import type { Viewer } from '@/components/ui/account-menu';
 import { AppNav } from '@/components/ui/app-nav';
+import { ArgsDiff } from '@/components/ui/args-diff';
 import { ArgsTable } from '@/components/ui/args-table';
 import { Badge } from '@/components/ui/badge';
 import { BidiWarning } from '@/components/ui/bidi-warning';
@@ -141,10 +142,10 @@ export function AuditView({ entries, nextCursor, filters, people, viewer, model 
                                   <p className="text-xs font-medium text-muted-foreground">
                                     {entry.editedArgs ? `Edited to (fingerprint ${entry.editedFingerprint?.slice(0, 12)})` : entry.resumeData ? 'Answer' : 'No edits'}
                                   </p>
-                                  {entry.editedArgs || entry.resumeData ? (
-                                    <pre className="mt-1 overflow-x-auto rounded bg-background p-2 text-xs">
-                                      {formatJson(entry.editedArgs ?? entry.resumeData)}
-                                    </pre>
+                                  {entry.editedArgs ? (
+                                    <ArgsDiff before={entry.args} after={entry.editedArgs} className="mt-1" />
+                                  ) : entry.resumeData ? (
+                                    <pre className="mt-1 overflow-x-auto rounded bg-background p-2 text-xs">{formatJson(entry.resumeData)}</pre>
                                   ) : (
                                     <p className="mt-1 text-xs text-muted-foreground">Approved or declined as shown.</p>
                                   )}
@@ -220,8 +221,8 @@ function AuditList({ entries, people }: { entries: AuditEntry[]; people: People 
                 <ArgsTable args={entry.args} label="Arguments the decider saw" />
                 {entry.editedArgs ? (
                   <div>
-                    <p className="text-xs font-medium text-muted-foreground">Edited to</p>
-                    <ArgsTable args={entry.editedArgs} label="Edited arguments" />
+                    <p className="text-xs font-medium text-muted-foreground">Edited</p>
+                    <ArgsDiff before={entry.args} after={entry.editedArgs} />
                   </div>
                 ) : null}
                 {entry.resumeData ? (

@@ -6,6 +6,7 @@ import { resultLine, type ToolPartView } from './tool-status';
 import type { CardProps } from './types';
 import { WITHDRAWN_REASON } from '@/lib/agent/withdraw';
 import type { ApprovalCardData } from '@/lib/ui-stream/map';
+import { ArgsDiff } from '@/components/ui/args-diff';
 import { ArgsTable } from '@/components/ui/args-table';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
@@ -223,9 +224,10 @@ function Outcome({ data, viewerId, people, tool }: { data: ApprovalCardData; vie
         </span>
       </p>
       {decision?.editedFrom !== undefined ? (
-        <p className="text-sm text-muted-foreground" data-testid="approval-edited-from">
-          You asked for: <code className="font-mono text-xs">{formatValue(decision.editedFrom)}</code>
-        </p>
+        <div className="text-sm" data-testid="approval-edited-from">
+          <p className="text-muted-foreground">What the reviewer changed:</p>
+          <ArgsDiff before={decision.editedFrom} after={data.args} className="mt-1" />
+        </div>
       ) : null}
       {tool?.state === 'output-available' ? (
         <p className="text-sm text-muted-foreground">Result: {resultLine(tool.output)}</p>

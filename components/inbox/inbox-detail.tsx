@@ -54,7 +54,8 @@ function Meta({ label, children }: { label: string; children: ReactNode }) {
 export function InboxDetail(props: InboxDetailProps) {
   const { item, people, viewerId, reviewers, onAssigned, acting, error, stale, mode, onModeChange, reason, onReasonChange, onAction, onDismissError, onRefresh } = props;
   const declining = mode === 'decline';
-  const editSchema = useMemo(() => (item.kind === 'approval' ? schemaFromArgs(item.args) : null), [item.kind, item.args]);
+  // The tool's own input schema (limits, enums, nested fields) when it has one; else one inferred from the args.
+  const editSchema = useMemo(() => (item.kind === 'approval' ? (item.inputSchema ?? schemaFromArgs(item.args)) : null), [item.kind, item.args, item.inputSchema]);
   const reasonId = useId();
   const reasonRef = useRef<HTMLTextAreaElement>(null);
   const busy = acting !== null;
@@ -183,7 +184,7 @@ export function InboxDetail(props: InboxDetailProps) {
             submitTestId="inbox-edit-submit"
             submitLabel="Approve edited call"
             busy={busy}
-            onSubmit={(edited) => onAction({ type: 'approve', args: { ...(item.args as object), ...(edited as object) } })}
+            onSubmit={(edited) => onAction({ type: 'approve', args: item.inputSchema ? edited : { ...(item.args as object), ...(edited as object) } })}
             actions={
               <Button variant="ghost" size="sm" disabled={busy} onClick={() => onModeChange('idle')}>
                 Cancel

@@ -1,4 +1,5 @@
 import 'server-only';
+import { z } from 'zod';
 import { describeCall } from '@/lib/agent/describe';
 import type { ToolDescription } from '@/lib/agent/tool';
 import { findTool } from '@/lib/runs/agents';
@@ -10,4 +11,26 @@ import { findTool } from '@/lib/runs/agents';
  */
 export function describeAppCall(toolName: string, args: unknown): ToolDescription | null {
   return describeCall(findTool(toolName), args);
+}
+
+const inputSchemas = new Map<string, string | null>();
+
+/**
+ * The JSON Schema (string) of a tool's input, from its zod schema (`z.toJSONSchema`), for the
+ * reviewer's edit form: min/max, enums, formats and nested objects are checked before sending (and
+ * again by the server). Computed once per tool.
+ * @returns null when the tool is unknown or its schema has no JSON Schema form
+ */
+export function appToolInputSchema(toolName: string): string | null {
+  if (!inputSchemas.has(toolName)) {
+    const tool = findTool(toolName);
+    let schema: string | null = null;
+    try {
+      schema = tool ? JSON.stringify(z.toJSONSchema(tool.inputSchema)) : null;
+    } catch {
+      schema = null;
+    }
+    inputSchemas.set(toolName, schema);
+  }
+  return inputSchemas.get(toolName) ?? null;
 }

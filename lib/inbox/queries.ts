@@ -5,7 +5,7 @@ import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
 import { pendingColumns, toPendingCall, type PendingRow } from '@/lib/store/prisma-store';
 import { prisma } from '@/lib/store/db';
 import type { ToolDescription } from '@/lib/agent/tool';
-import { describeAppCall } from '@/lib/chat/describe';
+import { appToolInputSchema, describeAppCall } from '@/lib/chat/describe';
 
 /** One row of the approval inbox: a call waiting on a person. */
 export interface InboxItem {
@@ -38,6 +38,8 @@ export interface InboxItem {
   chain: string[];
   /** The tool's own description of the call (null: the UI builds a generic line from the args). */
   description: ToolDescription | null;
+  /** JSON Schema (string) of the tool's input, for the edit form; null: the form is inferred from the args. */
+  inputSchema: string | null;
   /** The reviewer working on it (claimed or assigned), or null. */
   assignedTo: string | null;
   /** ISO 8601 */
@@ -156,6 +158,7 @@ export async function listInbox(
         chain: call.chain,
         description: describeAppCall(call.toolName, call.args),
         assignedTo: row.assignedTo,
+        inputSchema: call.kind === 'approval' ? appToolInputSchema(call.toolName) : null,
         createdAt: call.createdAt.toISOString(),
         deadlineAt: call.deadlineAt?.toISOString() ?? null,
         deadlineAction: call.deadlineAction ?? null,
