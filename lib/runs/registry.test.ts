@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Agent } from '@/lib/agent/agent';
 import { AgentError } from '@/lib/agent/errors';
+import type { Tool } from '@/lib/agent/tool';
 import { AgentRegistry } from './registry';
 
 /** The registry reads only an agent's id and name. */
@@ -32,5 +33,19 @@ describe('AgentRegistry', () => {
     expect(error).toBeInstanceOf(AgentError);
     expect(error).toMatchObject({ code: 'UNKNOWN_AGENT', status: 404 });
     expect(() => registry.register(agent('ops-agent'))).toThrow(/registered twice/);
+  });
+
+  it('finds a tool of any registered agent by name, and refuses two different tools with one name', () => {
+    const refund = { id: 'issue-refund' } as Tool;
+    const withTools = (id: string, tools: Tool[]) => ({ id, name: id, tools: new Map(tools.map((tool) => [tool.id, tool])) }) as unknown as Agent;
+    const registry = new AgentRegistry()
+      .register(withTools('ops-agent', [refund, { id: 'agent-data-agent' } as Tool]))
+      .register(withTools('data-agent', [{ id: 'find-user' } as Tool]));
+    expect(registry.findTool('issue-refund')).toBe(refund);
+    expect(registry.findTool('find-user')?.id).toBe('find-user');
+    expect(registry.findTool('agent-data-agent')).toBeUndefined();
+    expect(registry.findTool('nothing')).toBeUndefined();
+    const clash = new AgentRegistry().register(withTools('a', [{ id: 'x' } as Tool])).register(withTools('b', [{ id: 'x' } as Tool]));
+    expect(() => clash.findTool('x')).toThrow(/must be unique/);
   });
 });

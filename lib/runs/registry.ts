@@ -17,7 +17,8 @@ export interface ChatAgentEntry {
 export class AgentRegistry {
   private readonly agents = new Map<string, Agent>();
   private readonly chat: ChatAgentEntry[] = [];
-  private readonly tools = new Map<string, Tool>();
+  /** The registered agents' tools by name, built on first use (see findTool). */
+  private tools: Map<string, Tool> | undefined;
 
   /**
    * Adds an agent (a top-level agent a chat or an API client can address).
@@ -26,14 +27,8 @@ export class AgentRegistry {
    */
   register(agent: Agent, options: { chat?: { description: string } } = {}): this {
     if (this.agents.has(agent.id)) throw new Error(`Agent ${agent.id} is registered twice.`);
-    for (const tool of agent.tools.values()) {
-      // Delegation tools (`agent-<key>`) stand for sub-agents, whose own tools register with them.
-      if (tool.id.startsWith('agent-')) continue;
-      const known = this.tools.get(tool.id);
-      if (known && known !== tool) throw new Error(`Two tools are named ${tool.id}; tool names must be unique across the app's agents.`);
-      this.tools.set(tool.id, tool);
-    }
     this.agents.set(agent.id, agent);
+    this.tools = undefined;
     if (options.chat) this.chat.push({ id: agent.id, name: agent.name, description: options.chat.description });
     return this;
   }
@@ -49,10 +44,23 @@ export class AgentRegistry {
   }
 
   /**
-   * A tool of the registered agents by its name (names are unique across them: `register` refuses
-   * two different tools with one name), for describing calls outside a run.
+   * A tool of the registered agents by its name, for describing calls outside a run.
+   * @throws Error when two different tools of the registered agents share a name (names must be unique)
    */
   findTool(toolName: string): Tool | undefined {
+    if (!this.tools) {
+      const tools = new Map<string, Tool>();
+      for (const agent of this.agents.values()) {
+        for (const tool of agent.tools.values()) {
+          // Delegation tools (`agent-<key>`) stand for sub-agents, whose own tools are registered with them.
+          if (tool.id.startsWith('agent-')) continue;
+          const known = tools.get(tool.id);
+          if (known && known !== tool) throw new Error(`Two tools are named ${tool.id}; tool names must be unique across the app's agents.`);
+          tools.set(tool.id, tool);
+        }
+      }
+      this.tools = tools;
+    }
     return this.tools.get(toolName);
   }
 
