@@ -1,7 +1,7 @@
 import 'server-only';
 import { z } from 'zod';
 import { describeCall } from '@/lib/agent/describe';
-import type { ToolDescription } from '@/lib/agent/tool';
+import type { Tool, ToolDescription } from '@/lib/agent/tool';
 import { findTool } from '@/lib/runs/agents';
 
 /**
@@ -10,7 +10,20 @@ import { findTool } from '@/lib/runs/agents';
  * @returns null when the tool does not describe itself (the UI then shows a generic line)
  */
 export function describeAppCall(toolName: string, args: unknown): ToolDescription | null {
-  return describeCall(findTool(toolName), args);
+  return describeCall(appTool(toolName), args);
+}
+
+/**
+ * The app's tool of this name. Describing is decoration: where the app's agents cannot be built (a
+ * process without the app's database settings, e.g. a script reading the inbox through its own
+ * client) calls are shown with the generic line instead of failing.
+ */
+function appTool(toolName: string): Tool | undefined {
+  try {
+    return findTool(toolName);
+  } catch {
+    return undefined;
+  }
 }
 
 const inputSchemas = new Map<string, string | null>();
@@ -23,7 +36,7 @@ const inputSchemas = new Map<string, string | null>();
  */
 export function appToolInputSchema(toolName: string): string | null {
   if (!inputSchemas.has(toolName)) {
-    const tool = findTool(toolName);
+    const tool = appTool(toolName);
     let schema: string | null = null;
     try {
       schema = tool ? JSON.stringify(z.toJSONSchema(tool.inputSchema)) : null;
