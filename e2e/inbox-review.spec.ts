@@ -447,6 +447,8 @@ test.describe('inbox: keyboard', () => {
     const inbox = new InboxPage(page);
     await inbox.open();
     const rowButton = (index: number) => inbox.row(calls[index].root_tool_call_id).locator('button').first();
+    // A click first: the keys work once the page is hydrated (rows take the pointer only then).
+    await inbox.select(calls[2].root_tool_call_id);
     await expect(inbox.row(calls[2].root_tool_call_id)).toHaveAttribute('data-selected', 'true');
 
     await page.keyboard.press('?');
