@@ -10,7 +10,8 @@ const buttonVariants = cva(
   {
     variants: {
       variant: {
-        primary: 'bg-primary text-primary-foreground shadow-sm hover:bg-primary/90',
+        // In dark mode a translucent hover would darken the button below 4.5:1 against its dark text: brighten it instead.
+        primary: 'bg-primary text-primary-foreground shadow-sm hover:bg-primary/90 dark:hover:bg-primary dark:hover:brightness-110',
         outline: 'border border-border bg-background shadow-xs hover:bg-muted',
         ghost: 'hover:bg-muted',
         destructive: 'bg-destructive text-destructive-foreground shadow-sm hover:bg-destructive/90',
