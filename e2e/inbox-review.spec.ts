@@ -562,7 +562,8 @@ test.describe('inbox: edit form from the tool’s schema, and the diff', () => {
     const admin = await alex.newPage();
     await admin.setViewportSize(MOBILE);
     await admin.goto('/audit?toolName=issue-refund');
-    await admin.locator('details').first().locator('summary').click();
+    // The row's own summary (its arguments hold a nested "Show JSON" disclosure).
+    await admin.locator('details').first().locator('summary').first().click();
     const auditDiff = admin.locator('details').first().getByTestId('args-diff-row');
     await expect(auditDiff).toHaveAttribute('data-path', 'amount');
     await expect(auditDiff.locator('ins')).toHaveText('100');
