@@ -16,7 +16,7 @@ import { launch, LEASE_MS } from './segment';
 import { executableTools, findSpec, requireTool, type AgentSpec } from './spec';
 import type { ClaimInput, Claimed, PendingCall } from './store';
 import type { Actor, Tool } from './tool';
-import { authorizeWithdrawal, WITHDRAWN_REASON } from './withdraw';
+import { authorizeWithdrawal, declineReason, type Withdrawal } from './withdraw';
 
 /**
  * Decisions: approve, decline, resume (answer a tool's question), by run and call id or by thread
@@ -24,7 +24,7 @@ import { authorizeWithdrawal, WITHDRAWN_REASON } from './withdraw';
  * one compare-and-set statement and hands the claimed call to the continuation (continuation.ts).
  */
 
-export interface DecisionInput {
+export interface DecisionInput extends Withdrawal {
   /** The top-level run. */
   runId: string;
   /**
@@ -35,8 +35,6 @@ export interface DecisionInput {
   actor: Actor;
   /** The fingerprint the decider saw; a mismatch is refused (FINGERPRINT_MISMATCH). */
   fingerprint?: string;
-  /** The requester withdraws their own request: a decline with WITHDRAWN_REASON (see withdraw.ts). */
-  withdraw?: boolean;
 }
 
 /** An open row a decision addresses, read before claiming it. */
@@ -179,8 +177,7 @@ export async function sendToolApproval(spec: AgentSpec, input: {
  *   FINGERPRINT_MISMATCH, WRONG_KIND, FOUR_EYES, INVALID_ARGS
  */
 export async function decide(spec: AgentSpec, input: DecisionInput & { approved: boolean; reason?: string; args?: unknown }) {
-  if (input.withdraw && input.approved) throw new AgentError('BAD_REQUEST', 'A withdrawal declines the call; it cannot approve it.');
-  const reason = input.approved ? null : input.withdraw ? WITHDRAWN_REASON : input.reason?.trim() || null;
+  const reason = declineReason(input);
   const decision = (editedFrom: unknown, at: string): DecisionSummary => ({
     approved: input.approved,
     ...(reason ? { reason } : {}),
@@ -244,8 +241,7 @@ async function claimAndContinue(spec: AgentSpec, input: DecisionInput, how: Clai
       executable: executableTools(spec),
       kind: how.kind,
       fingerprint,
-      actor: input.actor,
-      withdraw: input.withdraw === true && how.status === 'declined',
+      actor: input.actor, withdraw: input.withdraw === true && how.status === 'declined',
       status: how.status,
       reason: how.reason,
       resumeData: how.resumeData,
@@ -314,8 +310,7 @@ function checkDecidable(owner: AgentSpec, row: PendingCall, input: DecisionInput
     throw new AgentError('WRONG_KIND', kind === 'approval' ? 'This call asks for data, not for an approval.' : 'This call waits for an approval, not for data.');
   }
   const tool = requireTool(owner, row.toolName);
-  if (input.withdraw) authorizeWithdrawal(row, input.actor);
-  else authorize(row, input.actor);
+  (input.withdraw ? authorizeWithdrawal : authorize)(row, input.actor);
   if (input.fingerprint && input.fingerprint !== row.fingerprint) {
     throw new AgentError(
       'FINGERPRINT_MISMATCH',

@@ -1,6 +1,11 @@
 import { AgentError } from './errors';
 import type { Actor } from './tool';
 
+/** A decision's withdrawal flag: the requester takes back their own request (a decline). */
+export interface Withdrawal {
+  withdraw?: boolean;
+}
+
 /** The reason a withdrawn request is declined with (what the model and the audit read). */
 export const WITHDRAWN_REASON = 'withdrawn by requester';
 
@@ -15,4 +20,14 @@ export function authorizeWithdrawal(row: { requestedBy: string; resourceId: stri
   if (actor.id !== row.requestedBy && actor.id !== row.resourceId) {
     throw new AgentError('NOT_REQUESTER', 'Only the person who asked for this action can withdraw it.');
   }
+}
+
+/**
+ * The reason a decision records: none for an approval, WITHDRAWN_REASON for a withdrawal, else the
+ * decider's reason trimmed (null when blank).
+ * @throws AgentError BAD_REQUEST (a withdrawal that approves)
+ */
+export function declineReason(input: { approved: boolean; withdraw?: boolean; reason?: string }): string | null {
+  if (input.withdraw && input.approved) throw new AgentError('BAD_REQUEST', 'A withdrawal declines the call; it cannot approve it.');
+  return input.approved ? null : input.withdraw ? WITHDRAWN_REASON : input.reason?.trim() || null;
 }
