@@ -4,6 +4,7 @@ import { Inbox, MessageSquare, ScrollText, SlidersHorizontal, type LucideIcon } 
 import Link from 'next/link';
 import { AccountMenu, type Viewer } from './account-menu';
 import { Button } from './button';
+import { WaitingBadge } from '@/components/inbox/waiting-badge';
 
 type Section = 'chat' | 'inbox' | 'audit' | 'policies';
 
@@ -35,6 +36,7 @@ export function AppNav({ viewer, current }: { viewer: Viewer; current?: Section 
                   <Link href={href} data-testid={`nav-${section}`} aria-current={current === section ? 'page' : undefined} prefetch={false}>
                     <Icon aria-hidden />
                     <span className="sr-only sm:not-sr-only">{label}</span>
+                    {section === 'inbox' ? <WaitingBadge /> : null}
                   </Link>
                 </Button>
               </li>

@@ -10,6 +10,13 @@ export interface Actor {
 /** Free-form request context passed to policies and tools (e.g. tenant, locale). */
 export type RequestContext = Record<string, unknown>;
 
+/**
+ * Which argument values of a tool are sensitive: `true` (all of them) or the top-level field names.
+ * Notifications sent outside the app (email) show such values masked; the inbox and audit, behind
+ * sign-in, show them in full.
+ */
+export type Sensitivity = true | readonly string[];
+
 /** Who may decide a call of this tool: the requester (or any reviewer), or only reviewers (four-eyes). */
 export type Approvers = 'requester' | 'reviewer';
 
@@ -67,6 +74,8 @@ export interface ToolConfig<
   approvers?: Approvers;
   /** What happens when nobody decided a call of this tool in time (approvals only; see deadline.ts). */
   deadline?: ToolDeadline;
+  /** Argument values that must not leave the app in notifications (emails): `true` for all, or the top-level field names. */
+  sensitive?: Sensitivity;
   execute: (
     input: z.infer<IN>,
     context: ToolExecutionContext<z.infer<SUS>, z.infer<RES>>,
@@ -84,6 +93,7 @@ export interface Tool {
   requireApproval?: ApprovalPolicy<any>;
   approvers: Approvers;
   deadline?: ToolDeadline;
+  sensitive?: Sensitivity;
   execute: (input: any, context: ToolExecutionContext<any, any>) => Promise<unknown> | unknown;
 }
 
@@ -98,6 +108,7 @@ export interface Tool {
  * @param config.deadline `{ afterMs, action: 'decline' | 'escalate', reason? }`: a call waiting for
  *   approval that nobody decided within `afterMs` is declined (the model reads `reason`, default
  *   "No reviewer decided within …") or escalated to admins with the deadline extended once
+ * @param config.sensitive argument values never sent out in notifications (`true` or field names)
  * @param config.execute runs once per approved call; may `return context.agent.suspend(payload)`
  * @returns the tool, to put in an agent's `tools`
  */

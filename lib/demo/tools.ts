@@ -49,6 +49,8 @@ export function createOpsTools(db: PrismaClient): Tool[] {
     inputSchema: z.object({ orderId: z.string().min(1).max(64), amount: z.number().positive().max(100_000) }),
     requireApproval: ({ amount }) => amount > 100,
     approvers: 'reviewer',
+    // Refund amounts are customers' financial data: never in an email.
+    sensitive: ['amount'],
     execute: async ({ orderId, amount }) => {
       // One conditional UPDATE: never refund more than what is left on the order, even concurrently.
       const [updated] = await db.$queryRaw<{ refunded: string }[]>`
@@ -70,6 +72,7 @@ export function createOpsTools(db: PrismaClient): Tool[] {
     description: 'Send an email (written to the outbox).',
     inputSchema: z.object({ to: z.email(), subject: z.string().min(1).max(200), body: z.string().min(1).max(5_000) }),
     requireApproval: true,
+    sensitive: ['body'],
     execute: async ({ to, subject, body }) => {
       await toolDelay();
       const email = await db.outboxEmail.create({ data: { id: crypto.randomUUID(), to, subject, body } });

@@ -1,5 +1,6 @@
 import 'server-only';
 import { z } from 'zod';
+import { dateBound, peopleMatching } from '@/lib/audit/queries';
 import { afterPosition, decodeCursor, encodeCursor, type KeysetPosition } from '@/lib/http/keyset';
 import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
 import { pendingColumns, toPendingCall, type PendingRow } from '@/lib/store/prisma-store';
@@ -51,20 +52,36 @@ export const inboxQuerySchema = z.object({
   cursor: z.string().max(200).optional(),
   agentId: z.string().max(100).optional(),
   toolName: z.string().max(100).optional(),
+  /** Who asked: part of their display name or email (case-insensitive). */
+  requester: z
+    .string()
+    .max(200)
+    .transform((value) => value.trim() || undefined)
+    .optional(),
+  /** Asked at or after (a day `YYYY-MM-DD` in UTC, or an ISO 8601 instant). */
+  from: dateBound(false),
+  /** Asked before the end of this day / at or before this instant (stored as the exclusive end). */
+  to: dateBound(true),
 });
 export type InboxQuery = z.infer<typeof inboxQuerySchema>;
 
 /**
- * The statement behind one inbox page: calls of `status`, newest first, keyset-paged on
- * (created_at, id) by a row comparison that the `(status, created_at DESC, id DESC)` index serves
- * as an index condition at any depth (no OFFSET). One more row than `limit` tells whether a next page exists.
+ * The statement behind one inbox page: calls of `status` matching the filters (tool, agent,
+ * requester by name or email, date range), newest first, keyset-paged on (created_at, id) by a row
+ * comparison that the `(status, created_at DESC, id DESC)` index — or, with a tool filter,
+ * `(status, tool_name, created_at DESC, id DESC)` — serves as an index condition at any depth (no OFFSET). One more row than `limit` tells whether a next page exists.
  */
 export function inboxPageQuery(query: InboxQuery, after: KeysetPosition | null): Prisma.Sql {
+  const filters: Prisma.Sql[] = [Prisma.sql`TRUE`];
+  if (query.agentId) filters.push(Prisma.sql`p.agent_id = ${query.agentId}`);
+  if (query.toolName) filters.push(Prisma.sql`p.tool_name = ${query.toolName}`);
+  if (query.requester) filters.push(Prisma.sql`p.requested_by IN ${peopleMatching(query.requester)}`);
+  if (query.from) filters.push(Prisma.sql`p.created_at >= ${query.from.toISOString()}::timestamptz`);
+  if (query.to) filters.push(Prisma.sql`p.created_at < ${query.to.toISOString()}::timestamptz`);
   return Prisma.sql`
     SELECT ${pendingColumns('p')} FROM pending_tool_calls p
     WHERE p.status = ${query.status} AND p.kind IN ('approval', 'suspension')
-      AND (${query.agentId ?? null}::text IS NULL OR p.agent_id = ${query.agentId ?? null})
-      AND (${query.toolName ?? null}::text IS NULL OR p.tool_name = ${query.toolName ?? null})
+      AND ${Prisma.join(filters, ' AND ')}
       AND ${afterPosition(after, 'p')}
     ORDER BY p.created_at DESC, p.id DESC
     LIMIT ${query.limit + 1}`;
@@ -82,37 +99,52 @@ export async function listInbox(query: InboxQuery, db: PrismaClient = prisma()):
   const rows = await db.$queryRaw<PendingRow[]>(inboxPageQuery(query, decodeCursor(query.cursor)));
   const page = rows.slice(0, query.limit);
   return {
-    items: page.map((row) => {
-      const call = toPendingCall(row);
-      return {
-        id: call.id,
-        status: call.status as InboxItem['status'],
-        // A person addresses a call through the top-level run (a sub-agent's call under its delegation).
-        runId: call.rootRunId,
-        toolCallId: call.rootToolCallId,
-        kind: call.kind as InboxItem['kind'],
-        toolName: call.toolName,
-        args: call.args,
-        fingerprint: call.fingerprint,
-        approvers: call.approvers,
-        policy: call.policy,
-        why: call.policyEvaluation?.why ?? null,
-        quorum: call.quorum,
-        approvedBy: call.approvedBy,
-        policyVersion: call.policyVersion,
-        suspendPayload: call.suspendPayload,
-        resumeSchema: call.resumeSchema,
-        threadId: call.threadId,
-        requester: call.requestedBy,
-        agentId: call.agentId,
-        chain: call.chain,
-        createdAt: call.createdAt.toISOString(),
-        deadlineAt: call.deadlineAt?.toISOString() ?? null,
-        deadlineAction: call.deadlineAction ?? null,
-        escalatedAt: call.escalatedAt?.toISOString() ?? null,
-        assignedToRole: call.assignedToRole ?? null,
-      };
-    }),
+    items: page.map(toInboxItem),
     nextCursor: rows.length > query.limit ? encodeCursor(page.at(-1)!) : null,
   };
+}
+
+/** The inbox's view of a pending call row. */
+function toInboxItem(row: PendingRow): InboxItem {
+  const call = toPendingCall(row);
+  return {
+    id: call.id,
+    status: call.status as InboxItem['status'],
+    // A person addresses a call through the top-level run (a sub-agent's call under its delegation).
+    runId: call.rootRunId,
+    toolCallId: call.rootToolCallId,
+    kind: call.kind as InboxItem['kind'],
+    toolName: call.toolName,
+    args: call.args,
+    fingerprint: call.fingerprint,
+    approvers: call.approvers,
+    policy: call.policy,
+    why: call.policyEvaluation?.why ?? null,
+    quorum: call.quorum,
+    approvedBy: call.approvedBy,
+    policyVersion: call.policyVersion,
+    suspendPayload: call.suspendPayload,
+    resumeSchema: call.resumeSchema,
+    threadId: call.threadId,
+    requester: call.requestedBy,
+    agentId: call.agentId,
+    chain: call.chain,
+    createdAt: call.createdAt.toISOString(),
+    deadlineAt: call.deadlineAt?.toISOString() ?? null,
+    deadlineAction: call.deadlineAction ?? null,
+    escalatedAt: call.escalatedAt?.toISOString() ?? null,
+    assignedToRole: call.assignedToRole ?? null,
+  };
+}
+
+/**
+ * One call still waiting on a person (or of unknown outcome), by its pending-call id — for a deep
+ * link (`/inbox?call=<id>`, as in reviewer emails) to a call that may not be on the first page.
+ * @returns the item, or null when there is no such call or it is decided
+ */
+export async function getInboxItem(id: string, db: PrismaClient = prisma()): Promise<InboxItem | null> {
+  const [row] = await db.$queryRaw<PendingRow[]>`
+    SELECT ${pendingColumns('p')} FROM pending_tool_calls p
+    WHERE p.id = ${id} AND p.status IN ('pending', 'unknown') AND p.kind IN ('approval', 'suspension')`;
+  return row ? toInboxItem(row) : null;
 }

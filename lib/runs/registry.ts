@@ -39,6 +39,11 @@ export class AgentRegistry {
     return agent;
   }
 
+  /** Every registered agent, in registration order (e.g. for the tool names filters offer). */
+  all(): Agent[] {
+    return [...this.agents.values()];
+  }
+
   /** The agents offered in the chat picker, in registration order. */
   chatAgents(): ChatAgentEntry[] {
     return [...this.chat];

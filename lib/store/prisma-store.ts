@@ -279,7 +279,14 @@ const decisionEvents = (decision: DecisionSummary) => Prisma.sql`
  * claims are compare-and-set updates so exactly one decision wins across processes. Source: behaviour §5, §10.
  */
 export class PrismaAgentStore implements AgentStore {
-  constructor(private readonly db: PrismaClient) {}
+  /**
+   * @param hooks.afterSuspend called once a pause is committed, with the new pending calls (e.g. to
+   *   notify reviewers); it must not throw or block (save first, then publish)
+   */
+  constructor(
+    private readonly db: PrismaClient,
+    private readonly hooks: { afterSuspend?: (calls: NewPendingCall[]) => void } = {},
+  ) {}
 
   async startRun({ run, title, inputMessages, leaseMs }: Parameters<AgentStore['startRun']>[0]) {
     const input = inputMessages.map(({ id, message }) => ({ id, role: message.role, content: message.content }));
@@ -407,6 +414,7 @@ export class PrismaAgentStore implements AgentStore {
       events AS (${insertEvents(runId, [...events, ...finalEvents], Prisma.sql`e.n <= ${events.length} OR (SELECT status FROM run) = 'suspended'`)})
       SELECT status FROM run`;
     if (rows.length === 0) throw new Error(`No run ${runId}`);
+    if (pendingCalls.length > 0) this.hooks.afterSuspend?.(pendingCalls);
     return rows[0].status === 'running';
   }
 
