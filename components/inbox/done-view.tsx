@@ -27,9 +27,10 @@ export interface DoneViewProps {
 }
 
 /** The outcome of a decision in words, with the badge tone that goes with it. */
-export function outcomeOf(entry: Pick<AuditEntry, 'kind' | 'editedArgs'>): { label: string; tone: 'success' | 'danger' | 'neutral' } {
+export function outcomeOf(entry: Pick<AuditEntry, 'kind' | 'editedArgs' | 'actorRole'>): { label: string; tone: 'success' | 'danger' | 'neutral' } {
   if (entry.kind === 'resume') return { label: 'Answered', tone: 'neutral' };
-  if (entry.kind === 'decline') return { label: 'Declined', tone: 'danger' };
+  if (entry.kind === 'decline') return { label: entry.actorRole === 'system' ? 'Declined at deadline' : 'Declined', tone: 'danger' };
+  if (entry.kind === 'escalation') return { label: 'Escalated to admins', tone: 'neutral' };
   return { label: entry.editedArgs ? 'Approved with edits' : 'Approved', tone: 'success' };
 }
 

@@ -11,7 +11,7 @@ import { INBOX_FILTER_KEYS, type InboxFilterValues } from './filter-values';
 
 export type { InboxFilterValues } from './filter-values';
 
-const OUTCOMES: Record<string, string> = { approval: 'Approved', decline: 'Declined', resume: 'Answered' };
+const OUTCOMES: Record<string, string> = { approval: 'Approved', decline: 'Declined', resume: 'Answered', escalation: 'Escalated' };
 
 /**
  * Server-side search of the inbox lists: a GET form, so the filter lives in the URL (shareable,
