@@ -27,6 +27,9 @@ async function ask(who: { id: string; context: Awaited<ReturnType<typeof context
 const email = (subject: string) => `/tool send-email ${JSON.stringify({ to: 'ops@example.com', subject, body: 'Numbers attached.' })}`;
 
 test.describe('inbox history and search', () => {
+  // Many steps, each a page load, and axe in two colour schemes: more than the default minute on a busy machine.
+  test.setTimeout(180_000);
+
   test('Done tab: decided calls with who, when, outcome and reason; filters in the URL; the declined thread shows the reason', async ({ browser, db }) => {
     const tag = crypto.randomUUID().slice(0, 8);
     const grace = await requester(browser, db, `Grace ${tag}`);
