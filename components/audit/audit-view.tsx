@@ -10,7 +10,7 @@ import { Badge } from '@/components/ui/badge';
 import { BidiWarning } from '@/components/ui/bidi-warning';
 import { Button } from '@/components/ui/button';
 import { cn } from '@/components/ui/cn';
-import { describeToolCall, formatJson, revealBidi, type People } from '@/components/ui/describe';
+import { describeToolCall, revealBidi, type People } from '@/components/ui/describe';
 import { PersonLabel } from '@/components/ui/person';
 import { ZonedTime } from '@/components/ui/time';
 import type { InboxFilterValues } from '@/components/inbox/filter-values';
@@ -227,10 +227,6 @@ function AuditDetail({ entry, people }: { entry: AuditEntry; people: People }) {
           )}
         </div>
       </div>
-      <details className="text-xs">
-        <summary className="cursor-pointer text-muted-foreground">JSON</summary>
-        <pre className="mt-1 overflow-x-auto rounded bg-background p-2">{formatJson({ args: entry.args, editedArgs: entry.editedArgs, resumeData: entry.resumeData })}</pre>
-      </details>
       <p className="text-xs break-all text-muted-foreground">
         Requested by <PersonLabel id={entry.requester} people={people} /> · agent {entry.agentId} · fingerprint {entry.fingerprint.slice(0, 12)} · run{' '}
         <Link href={threadHref(entry)} className="text-primary underline underline-offset-2">

@@ -3,7 +3,7 @@
 import { ListFilter, X } from 'lucide-react';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
-import { useId, useState } from 'react';
+import { cloneElement, useId, useState } from 'react';
 import { Button } from '@/components/ui/button';
 import { cn } from '@/components/ui/cn';
 import { Input } from '@/components/ui/textarea';
@@ -177,11 +177,18 @@ function withCurrent(options: string[], current: string): string[] {
   return current && !options.includes(current) ? [...options, current] : options;
 }
 
-function Field({ label, children }: { label: string; children: React.ReactNode }) {
+/**
+ * A labelled control: the label points at the control by id (not by wrapping it), so the control's
+ * name is exactly the label — a select's chosen option is not read as part of it.
+ */
+function Field({ label, children }: { label: string; children: React.ReactElement<{ id?: string }> }) {
+  const id = useId();
   return (
-    <label className="flex min-w-0 flex-col gap-1 text-xs font-medium">
-      {label}
-      {children}
-    </label>
+    <div className="flex min-w-0 flex-col gap-1">
+      <label htmlFor={id} className="text-xs font-medium">
+        {label}
+      </label>
+      {cloneElement(children, { id })}
+    </div>
   );
 }
