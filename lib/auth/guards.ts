@@ -3,6 +3,9 @@ import type { BetterAuthOptions } from 'better-auth';
 import { APIError, createAuthMiddleware, isAPIError } from 'better-auth/api';
 import { countInWindow } from '@/lib/http/rate-limit';
 import { securitySettings } from '@/lib/security/settings';
+import { signUpRefusal } from '@/lib/security/sign-up';
+
+export { signUpRefusal };
 import { prisma } from '@/lib/store/db';
 
 /**
@@ -13,18 +16,6 @@ import { prisma } from '@/lib/store/db';
 
 /** The account key of an email: trimmed and lower-cased. */
 const accountKey = (email: unknown) => (typeof email === 'string' ? email.trim().toLowerCase() : '');
-
-/**
- * Whether self sign-up accepts `email` under the settings.
- * @returns null when allowed, else the error code: SIGN_UP_DISABLED or EMAIL_DOMAIN_NOT_ALLOWED
- */
-export function signUpRefusal(email: string): 'SIGN_UP_DISABLED' | 'EMAIL_DOMAIN_NOT_ALLOWED' | null {
-  const { SIGN_UP_ENABLED, SIGN_UP_EMAIL_DOMAINS } = securitySettings();
-  if (!SIGN_UP_ENABLED) return 'SIGN_UP_DISABLED';
-  if (SIGN_UP_EMAIL_DOMAINS.length === 0) return null;
-  const domain = accountKey(email).split('@').at(-1) ?? '';
-  return SIGN_UP_EMAIL_DOMAINS.includes(domain) ? null : 'EMAIL_DOMAIN_NOT_ALLOWED';
-}
 
 /**
  * The lock on an account, if any.
@@ -74,8 +65,9 @@ export const postgresRateLimitStorage: NonNullable<NonNullable<BetterAuthOptions
 
 /**
  * Before each auth route:
- * - `/sign-up/email`: 403 SIGN_UP_DISABLED unless SIGN_UP_ENABLED; 403 EMAIL_DOMAIN_NOT_ALLOWED
- *   outside SIGN_UP_EMAIL_DOMAINS.
+ * - `/sign-up/email`: 403 SIGN_UP_DISABLED unless sign-up is on; 403 EMAIL_DOMAIN_NOT_ALLOWED
+ *   outside its domains (the admin's setting, else SIGN_UP_ENABLED / SIGN_UP_EMAIL_DOMAINS; see
+ *   lib/security/sign-up.ts).
  * - `/sign-in/email`: 429 ACCOUNT_LOCKED while the account is locked (the password is not even
  *   checked, so guessing stops).
  * - `/change-password`: `revokeOtherSessions` defaults to true (only an explicit `false` keeps the
@@ -83,7 +75,7 @@ export const postgresRateLimitStorage: NonNullable<NonNullable<BetterAuthOptions
  */
 export const beforeAuthRoute = createAuthMiddleware(async (ctx) => {
   if (ctx.path === '/sign-up/email') {
-    const refusal = signUpRefusal(String(ctx.body?.email ?? ''));
+    const refusal = await signUpRefusal(String(ctx.body?.email ?? ''));
     if (refusal === 'SIGN_UP_DISABLED') {
       throw new APIError('FORBIDDEN', { code: refusal, message: 'Creating your own account is turned off here; ask an administrator for one.' });
     }
