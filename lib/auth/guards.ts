@@ -1,6 +1,7 @@
 import 'server-only';
 import type { BetterAuthOptions } from 'better-auth';
 import { APIError, createAuthMiddleware, isAPIError } from 'better-auth/api';
+import { recordAuditEvent } from '@/lib/audit/events';
 import { countInWindow } from '@/lib/http/rate-limit';
 import { securitySettings } from '@/lib/security/settings';
 import { signUpRefusal } from '@/lib/security/sign-up';
@@ -97,7 +98,10 @@ export const beforeAuthRoute = createAuthMiddleware(async (ctx) => {
   }
 });
 
-/** After `/sign-in/email`: a wrong password counts towards the lockout; a success clears the count. */
+/**
+ * After `/sign-in/email`: a wrong password counts towards the lockout; a success clears the count
+ * and is an audit entry (`auth.signed_in`).
+ */
 export const afterAuthRoute = createAuthMiddleware(async (ctx) => {
   if (ctx.path !== '/sign-in/email') return;
   const email = accountKey(ctx.body?.email);
@@ -108,4 +112,6 @@ export const afterAuthRoute = createAuthMiddleware(async (ctx) => {
     return;
   }
   await prisma().signInFailure.deleteMany({ where: { email } });
+  const user = ctx.context.newSession?.user as { id: string; role?: string | null } | undefined;
+  if (user) await recordAuditEvent({ action: 'auth.signed_in', actor: { id: user.id, role: user.role ?? 'user' }, target: { type: 'user', id: user.id } });
 });
