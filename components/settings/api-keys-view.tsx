@@ -51,7 +51,11 @@ export function ApiKeysView({ initialKeys, allowedScopes, viewer }: { initialKey
       <main className="mx-auto flex w-full max-w-3xl flex-col gap-6 px-3 py-6 md:px-4">
         <p className="text-sm text-muted-foreground">
           A key lets a program act as you: send it as <code className="rounded bg-muted px-1 py-0.5 text-xs">Authorization: Bearer &lt;key&gt;</code> or{' '}
-          <code className="rounded bg-muted px-1 py-0.5 text-xs">x-api-key</code>. It can do only what its scopes and your role allow.
+          <code className="rounded bg-muted px-1 py-0.5 text-xs">x-api-key</code>. It can do only what its scopes and your role allow. The{' '}
+          <a href="/docs/api" className="text-primary underline underline-offset-4">
+            API reference
+          </a>{' '}
+          lists every route and the scope it needs.
         </p>
         {secret ? (
           <NewSecret secret={secret} onDone={() => setSecret(null)} />
