@@ -81,6 +81,13 @@ export const beforeAuthRoute = createAuthMiddleware(async (ctx) => {
       throw new APIError('FORBIDDEN', { code: refusal, message: 'Creating your own account is turned off here; ask an administrator for one.' });
     }
     if (refusal) throw new APIError('FORBIDDEN', { code: refusal, message: 'Accounts can only be created with an email address of an allowed domain.' });
+    // Who someone is (role, deactivation) is never taken from a sign-up body: such fields are
+    // dropped (the admin plugin would refuse the whole request with 400), and the account is a user.
+    const body = { ...(ctx.body as Record<string, unknown>) };
+    if (['role', 'banned', 'banReason', 'banExpires'].some((key) => key in body)) {
+      for (const key of ['role', 'banned', 'banReason', 'banExpires']) delete body[key];
+      return { context: { body } };
+    }
   }
   if (ctx.path === '/sign-in/email') {
     const until = await lockedUntil(accountKey(ctx.body?.email));
