@@ -198,6 +198,8 @@ test.describe('user administration (/admin/users)', () => {
   });
 
   test('accessibility and screenshots of /admin/users and /settings/keys (light and dark, desktop and phone)', async ({ browser, page }) => {
+    // Eight axe runs (light and dark each): more than the default minute on a busy machine.
+    test.setTimeout(240_000);
     const alex = await contextAs(browser, ACCOUNTS.alex);
     const admin = await alex.newPage();
     for (const [size, suffix] of [

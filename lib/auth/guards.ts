@@ -85,7 +85,8 @@ export const beforeAuthRoute = createAuthMiddleware(async (ctx) => {
     // dropped (the admin plugin would refuse the whole request with 400), and the account is a user.
     const body = { ...(ctx.body as Record<string, unknown>) };
     if (['role', 'banned', 'banReason', 'banExpires'].some((key) => key in body)) {
-      for (const key of ['role', 'banned', 'banReason', 'banExpires']) delete body[key];
+      // Set to undefined rather than deleted: the returned body is merged into the request's.
+      for (const key of ['role', 'banned', 'banReason', 'banExpires']) body[key] = undefined;
       return { context: { body } };
     }
   }
