@@ -16,6 +16,7 @@ import { createUserSchema, updateUserSchema } from '@/lib/admin/users';
 import { createKeySchema } from '@/lib/auth/api-keys';
 import { SCOPES } from '@/lib/auth/scopes';
 import { auditQuerySchema } from '@/lib/audit/queries';
+import { putPoliciesSchema } from '@/app/api/policies/schema';
 import { inboxQuerySchema } from '@/lib/inbox/queries';
 import { signUpPolicySchema } from '@/lib/security/sign-up';
 
@@ -263,6 +264,29 @@ export const paths: ZodOpenApiPathsObject = {
       ...access('inbox:read', 'reviewers and admins'),
       requestParams: { query: inboxQuerySchema },
       responses: { '200': json(anyObject('InboxPage', '`{ items, nextCursor }`'), 'A page'), ...errors(400, 401, 403) },
+    },
+  },
+  '/api/inbox/count': {
+    get: {
+      tags: ['Inbox'],
+      summary: 'How many calls wait for you, and the newest (badge, tab title, notifications)',
+      ...access('inbox:read', 'reviewers and admins'),
+      responses: { '200': json(anyObject('InboxCount', 'The count and the newest waiting call'), 'The count'), ...errors(401, 403) },
+    },
+  },
+  '/api/policies': {
+    get: {
+      tags: ['Administration'],
+      summary: 'The approval policy rules in force and their latest versions',
+      ...access(null, 'admins'),
+      responses: { '200': json(anyObject('PolicySet', '`{ version, rules, changedBy, changedAt, changes }`'), 'The rules'), ...errors(401, 403) },
+    },
+    put: {
+      tags: ['Administration'],
+      summary: 'Replace the rule list (a new version; 409 POLICY_CHANGED when someone saved after baseVersion)',
+      ...access(null, 'admins'),
+      requestBody: body(putPoliciesSchema),
+      responses: { '200': json(z.object({ version: z.number(), rules: z.array(z.unknown()) }), 'Saved'), ...errors(400, 401, 403, 409) },
     },
   },
   '/api/inbox/events': {
