@@ -73,9 +73,12 @@ test.describe('navigation', () => {
     await expect(page.getByTestId('audit-row').first()).toBeHidden();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(MOBILE.width);
 
-    // A disclosure: keyboard and touch open it.
-    await item.locator('summary').first().focus();
+    // A disclosure button: keyboard and touch open it.
+    const toggle = item.getByTestId('audit-toggle');
+    await expect(toggle).toHaveAttribute('aria-expanded', 'false');
+    await toggle.focus();
     await page.keyboard.press('Enter');
+    await expect(toggle).toHaveAttribute('aria-expanded', 'true');
     await expect(item.getByRole('table', { name: 'Arguments the decider saw' })).toContainText('rec-45');
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(MOBILE.width);
     await screenshotBoth(page, 'audit-item-open');

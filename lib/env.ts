@@ -54,6 +54,12 @@ export const envSchema = z.object({
   ANTHROPIC_API_KEY: z.string().optional(),
   ANTHROPIC_BASE_URL: httpUrl.optional(),
   AI_GATEWAY_API_KEY: z.string().optional(),
+  SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'not an smtp:// or smtps:// URL' }).optional(),
+  MAIL_FROM: z
+    .string()
+    .regex(/^([^<>\r\n]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/, { error: 'not an address (`a@b.example` or `Name <a@b.example>`)' })
+    .default('Countersign <countersign@localhost>'),
+  APP_URL: httpUrl.optional(),
   // Sign-up, sign-in throttling, trusted proxies, live-stream and API limits (lib/security/settings.ts).
   ...securitySettingsSchema.shape,
 });
@@ -100,8 +106,15 @@ export const ENV_DOCS: Record<keyof Variables, { accepts: string; meaning: strin
   ANTHROPIC_API_KEY: { accepts: 'any text', meaning: 'use Anthropic (`MODEL` default `claude-sonnet-4-5`)', secret: true },
   ANTHROPIC_BASE_URL: { accepts: 'http(s) URL (default `https://api.anthropic.com/v1`)', meaning: "Anthropic's endpoint, e.g. a proxy; needs `ANTHROPIC_API_KEY`" },
   AI_GATEWAY_API_KEY: { accepts: 'any text', meaning: 'use the Vercel AI Gateway for a `provider/model` `MODEL`', secret: true },
-  SIGN_UP_ENABLED: { accepts: '`true` or `false` (default `false`)', meaning: 'lets people create their own account; off, `POST /api/auth/sign-up/email` answers 403 `SIGN_UP_DISABLED`; new accounts are always role `user`' },
-  SIGN_UP_EMAIL_DOMAINS: { accepts: 'comma-separated domain names, e.g. `example.com,example.org` (default: any)', meaning: 'the email domains sign-up is limited to, matched exactly; others get 403 `EMAIL_DOMAIN_NOT_ALLOWED`' },
+  SMTP_URL: {
+    accepts: '`smtp://user:pass@host:587` or `smtps://…:465` URL',
+    meaning: 'the mail server for reviewer emails (a call needs a reviewer); unset, mail goes to the dev mailbox (`/dev/mailbox`, admins) and the log',
+    secret: true,
+  },
+  MAIL_FROM: { accepts: '`a@b.example` or `Name <a@b.example>` (default `Countersign <countersign@localhost>`)', meaning: 'the sender of reviewer emails' },
+  APP_URL: { accepts: 'http(s) URL (default `BETTER_AUTH_URL`, else `http://localhost:3000`)', meaning: 'the public URL that links in emails point to' },
+  SIGN_UP_ENABLED: { accepts: '`true` or `false` (default `false`)', meaning: 'the default of whether people may create their own account (an admin’s setting on /admin/users overrides it); off, `POST /api/auth/sign-up/email` answers 403 `SIGN_UP_DISABLED`; new accounts are always role `user`' },
+  SIGN_UP_EMAIL_DOMAINS: { accepts: 'comma-separated domain names, e.g. `example.com,example.org` (default: any)', meaning: 'the default email domains sign-up is limited to, matched exactly (an admin’s setting on /admin/users overrides it); others get 403 `EMAIL_DOMAIN_NOT_ALLOWED`' },
   TRUSTED_PROXIES: { accepts: 'comma-separated IP addresses or CIDR ranges, e.g. `10.0.0.0/8` (default: none)', meaning: 'your reverse proxies: only then is `X-Forwarded-For` believed (read from the right, skipping them) and sign-in attempts also limited per client address, counted in PostgreSQL; unset, the header is ignored and the per-account lockout is the guard' },
   SIGN_IN_MAX_FAILURES: { accepts: 'whole number 1–1000 (default 5)', meaning: 'failed sign-ins in a row after which an account is locked on every server (429 `ACCOUNT_LOCKED`, even with the right password)' },
   SIGN_IN_LOCKOUT_MINUTES: { accepts: 'whole number 1–1440 (default 15)', meaning: 'how long a locked account stays locked; failures are counted within the same span' },

@@ -1,16 +1,20 @@
 import type { Metadata } from 'next';
 import { AuditView } from '@/components/audit/audit-view';
+import { filterValues } from '@/components/inbox/filter-values';
 import { displayNames, requirePageActor } from '@/lib/auth/session';
 import { auditQuerySchema, listAudit } from '@/lib/audit/queries';
 import { describeModel, env } from '@/lib/env';
+import { filterOptions } from '@/lib/inbox/filter-options';
 
 export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'Audit' };
 
-export default async function AuditPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
+export default async function AuditPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const admin = await requirePageActor(['admin'], '/audit');
   const raw = await searchParams;
-  const parsed = auditQuerySchema.safeParse(Object.fromEntries(Object.entries(raw).filter(([, value]) => value)));
+  const filters = { ...filterValues(raw), actorId: typeof raw.actorId === 'string' ? raw.actorId.slice(0, 100) : '' };
+  const cursor = typeof raw.cursor === 'string' ? raw.cursor.slice(0, 200) : undefined;
+  const parsed = auditQuerySchema.safeParse({ ...Object.fromEntries(Object.entries(filters).filter(([, value]) => value)), cursor });
   const query = parsed.success ? parsed.data : auditQuerySchema.parse({});
   // A cursor that is not ours (edited URL) shows the newest page instead of an error page.
   const { entries, nextCursor } = await listAudit(query).catch(() => listAudit({ ...query, cursor: undefined }));
@@ -22,7 +26,9 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
     <AuditView
       entries={entries}
       nextCursor={nextCursor}
-      filters={{ actorId: query.actorId ?? '', toolName: query.toolName ?? '', kind: query.kind ?? '' }}
+      filters={filters}
+      filterError={parsed.success ? null : 'Some filters in this link could not be read (a date must look like 2026-11-30), so no filter is applied.'}
+      options={filterOptions()}
       people={people}
       viewer={{ id: admin.id, name: admin.name, role: admin.role }}
       model={describeModel(env().model)}

@@ -1,25 +1,67 @@
 import type { Metadata } from 'next';
+import { DoneView } from '@/components/inbox/done-view';
+import { filterValues, type InboxFilterValues } from '@/components/inbox/filter-values';
 import { InboxView } from '@/components/inbox/inbox-view';
+import { auditQuerySchema, listAudit } from '@/lib/audit/queries';
 import { displayNames, requirePageActor } from '@/lib/auth/session';
-import { inboxQueueCounts, inboxQuerySchema, INBOX_QUEUES, listInbox, QUEUE_COUNT_CAP, type InboxQueue } from '@/lib/inbox/queries';
+import { filterOptions } from '@/lib/inbox/filter-options';
+import { getInboxItem, inboxQueueCounts, inboxQuerySchema, INBOX_QUEUES, listInbox, QUEUE_COUNT_CAP, type InboxQueue } from '@/lib/inbox/queries';
 import { prisma } from '@/lib/store/db';
 
 export const dynamic = 'force-dynamic';
 
 export const metadata: Metadata = { title: 'Inbox' };
 
-export default async function InboxPage({ searchParams }: { searchParams: Promise<{ status?: string; cursor?: string; queue?: string; call?: string }> }) {
+/** The set filters only (a form may send empty fields), for the query schemas. */
+function setFilters(filters: InboxFilterValues, keys: (keyof InboxFilterValues)[]) {
+  return Object.fromEntries(keys.filter((key) => filters[key]).map((key) => [key, filters[key]]));
+}
+
+const NOT_READ = 'Some filters in this link could not be read (a date must look like 2026-11-30), so they are left out.';
+
+export default async function InboxPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const reviewer = await requirePageActor(['reviewer', 'admin'], '/inbox');
   const params = await searchParams;
+  const cursor = typeof params.cursor === 'string' ? params.cursor.slice(0, 200) : undefined;
+  const filters = filterValues(params);
+  const viewer = { id: reviewer.id, name: reviewer.name, role: reviewer.role };
+  const options = filterOptions();
+
+  if (params.view === 'done') {
+    const parsed = auditQuerySchema.safeParse({ ...setFilters(filters, ['toolName', 'agentId', 'requester', 'person', 'kind', 'from', 'to']), limit: 50, cursor });
+    const query = parsed.success ? parsed.data : auditQuerySchema.parse({ limit: 50 });
+    // A cursor that is not ours (edited URL) shows the newest page instead of an error page.
+    const { entries, nextCursor } = await listAudit(query).catch(() => listAudit({ ...query, cursor: undefined }));
+    const people = await displayNames([reviewer.id, ...entries.flatMap((entry) => [entry.actorId, entry.requester])]);
+    return (
+      <DoneView
+        entries={entries}
+        nextCursor={nextCursor}
+        olderPage={Boolean(query.cursor)}
+        filters={filters}
+        filterError={parsed.success ? null : NOT_READ}
+        options={options}
+        viewer={viewer}
+        people={people}
+      />
+    );
+  }
+
   const status = params.status === 'unknown' ? 'unknown' : 'pending';
   const queue: InboxQueue = status === 'pending' && INBOX_QUEUES.includes(params.queue as InboxQueue) ? (params.queue as InboxQueue) : 'all';
-  const query = inboxQuerySchema.parse({ status, queue, cursor: params.cursor?.slice(0, 200) });
+  const parsed = inboxQuerySchema.safeParse({ status, queue, cursor, ...setFilters(filters, ['toolName', 'agentId', 'requester', 'from', 'to']) });
+  const query = parsed.success ? parsed.data : inboxQuerySchema.parse({ status, queue });
   // A cursor that is not ours (edited URL) shows the newest page instead of an error page.
-  const [{ items, nextCursor }, queueCounts, reviewers] = await Promise.all([
+  const [page, queueCounts, reviewers] = await Promise.all([
     listInbox(query, undefined, reviewer.id).catch(() => listInbox({ ...query, cursor: undefined }, undefined, reviewer.id)),
     inboxQueueCounts(reviewer.id),
     prisma().user.findMany({ where: { role: { in: ['reviewer', 'admin'] } }, select: { id: true, name: true, email: true }, orderBy: { name: 'asc' }, take: 200 }),
   ]);
+  const { nextCursor } = page;
+  // A deep link (`?call=<id>`, as in reviewer emails) selects that call, loaded when it is not on this page.
+  const linked = typeof params.call === 'string' ? params.call.slice(0, 200) : undefined;
+  const linkedItem = linked && !page.items.some((item) => item.id === linked) ? await getInboxItem(linked) : null;
+  const items = linkedItem ? [linkedItem, ...page.items] : page.items;
   const people = await displayNames([reviewer.id, ...items.flatMap((item) => [item.requester, ...(item.assignedTo ? [item.assignedTo] : [])])]);
   // Whoever wins a decision is a reviewer, an admin or the requester: a conflict can always name them.
   for (const person of reviewers) people[person.id] ??= { name: person.name, email: person.email };
@@ -29,13 +71,15 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
       status={status}
       nextCursor={nextCursor}
       olderPage={Boolean(query.cursor)}
-      viewer={{ id: reviewer.id, name: reviewer.name, role: reviewer.role }}
+      viewer={viewer}
       people={people}
       queue={queue}
       queueCounts={queueCounts}
       queueCap={QUEUE_COUNT_CAP}
       reviewers={reviewers}
-      initialCallId={params.call?.slice(0, 100)}
+      initialCallId={linked && items.some((item) => item.id === linked) ? linked : undefined}
+      searchFilters={parsed.success ? filters : { ...filters, from: '', to: '' }}
+      filterOptions={options}
     />
   );
 }

@@ -7,6 +7,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { toast } from 'sonner';
 import { continueRun } from './continue-run';
 import { InboxDetail, type DetailMode } from './inbox-detail';
+import { InboxFilters, type InboxFilterValues } from './inbox-filters';
 import { InboxRowButton } from './inbox-row';
 import { sendAssignment, type Reviewer } from './assignment';
 import { ShortcutsDialog } from './shortcuts';
@@ -22,6 +23,7 @@ import { Input } from '@/components/ui/textarea';
 import { useHydrated } from '@/components/ui/use-hydrated';
 import type { Viewer } from '@/components/ui/account-menu';
 import { AppNav } from '@/components/ui/app-nav';
+import { NotificationsButton } from './waiting-badge';
 
 export interface InboxViewProps {
   items: InboxItem[];
@@ -40,6 +42,9 @@ export interface InboxViewProps {
   reviewers: Reviewer[];
   /** The call to open first (`?call=<id>`), e.g. after claiming it; else the newest. */
   initialCallId?: string;
+  /** Server-side filters from the URL, and what they offer (see InboxFilters). */
+  searchFilters?: InboxFilterValues;
+  filterOptions?: { agents: string[]; tools: string[] };
 }
 
 type KindFilter = 'all' | 'approval' | 'suspension';
@@ -70,7 +75,14 @@ function matches(item: InboxItem, query: string, people: People): boolean {
  * The reviewer's queue, like a mail client: rows on the left, the selected call's detail on the
  * right (inline under the row on narrow screens). Keys: j/k move, a approve, d decline, e edit, / search.
  */
-export function InboxView({ items, status, nextCursor, olderPage, viewer, people, queue, queueCounts, queueCap, reviewers, initialCallId }: InboxViewProps) {
+export function InboxView({ items, status, nextCursor, olderPage, viewer, people, queue, queueCounts, queueCap, reviewers, initialCallId, searchFilters, filterOptions }: InboxViewProps) {
+  const filtered = Boolean(searchFilters && Object.values(searchFilters).some(Boolean));
+  // The list, its queue and its filters, for the page links (a cursor is only valid with the same filters).
+  const listQuery = new URLSearchParams([
+    ...(status === 'unknown' ? [['status', status]] : []),
+    ...(status === 'pending' && queue !== 'all' ? [['queue', queue]] : []),
+    ...Object.entries(searchFilters ?? {}).filter(([, value]) => value),
+  ]);
   const router = useRouter();
   const [kind, setKind] = useState<KindFilter>('all');
   const [query, setQuery] = useState('');
@@ -90,7 +102,7 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
   const [reasons, setReasons] = useState<Record<string, string>>({});
   const rowRefs = useRef(new Map<string, HTMLButtonElement>());
   const searchRef = useRef<HTMLInputElement>(null);
-  const [focusId, setFocusId] = useState<string | null>(null);
+  const [focusId, setFocusId] = useState<string | null>(initialCallId && items.some((item) => item.id === initialCallId) ? initialCallId : null);
   const hydrated = useHydrated();
 
   const all = useMemo(() => {
@@ -313,6 +325,7 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
           </span>
         </h1>
         <ShortcutsDialog open={shortcutsOpen} onOpenChange={setShortcutsOpen} />
+        <NotificationsButton />
         <AppNav viewer={viewer} current="inbox" />
       </header>
 
@@ -340,6 +353,7 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
               [
                 ['pending', 'Waiting', '/inbox'],
                 ['unknown', 'Outcome unknown', '/inbox?status=unknown'],
+                ['done', 'Done', '/inbox?view=done'],
               ] as const
             ).map(([key, label, href]) => (
               <Link
@@ -359,7 +373,7 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
           <div className="relative min-w-40 flex-1 sm:max-w-xs">
             <Search className="pointer-events-none absolute top-1/2 left-2.5 size-4 -translate-y-1/2 text-muted-foreground" aria-hidden />
             <label htmlFor="inbox-search" className="sr-only">
-              Search tool, agent, requester or arguments
+              Filter the calls on this page by tool, agent, requester or arguments
             </label>
             <Input
               id="inbox-search"
@@ -374,6 +388,11 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
               className="pl-8"
             />
           </div>
+          {searchFilters && filterOptions ? (
+            <div className="w-full">
+              <InboxFilters list={status} values={searchFilters} options={filterOptions} />
+            </div>
+          ) : null}
         </div>
 
         <BulkBar
@@ -391,9 +410,11 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
             <div className="flex size-12 items-center justify-center rounded-full bg-primary/10 text-primary">
               <InboxIcon className="size-6" aria-hidden />
             </div>
-            <p className="text-lg font-semibold">{status === 'unknown' ? 'No call with an unknown outcome' : 'Nothing waiting — nice'}</p>
+            <p className="text-lg font-semibold">
+              {filtered ? 'No calls match these filters' : status === 'unknown' ? 'No call with an unknown outcome' : 'Nothing waiting — nice'}
+            </p>
             <p className="max-w-sm text-sm text-muted-foreground">
-              {status === 'pending' ? QUEUE_TABS.find((tab) => tab.key === queue)?.empty : 'New approvals and questions from agents show up here by themselves.'}
+              {status === 'pending' && !filtered ? QUEUE_TABS.find((tab) => tab.key === queue)?.empty : 'New approvals and questions from agents show up here by themselves.'}
             </p>
           </div>
         ) : (
@@ -491,13 +512,13 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
               {nextCursor || olderPage ? (
                 <nav aria-label="Pages" className="flex gap-2 border-t border-border p-3 text-sm">
                   {olderPage ? (
-                    <Link href={status === 'unknown' ? '/inbox?status=unknown' : queueHref(queue)} className="text-primary hover:underline">
+                    <Link href={`/inbox?${listQuery}`} className="text-primary hover:underline">
                       ← Newest
                     </Link>
                   ) : null}
                   {nextCursor ? (
                     <Link
-                      href={`/inbox?${new URLSearchParams({ ...(status === 'unknown' ? { status } : {}), ...(queue !== 'all' ? { queue } : {}), cursor: nextCursor })}`}
+                      href={`/inbox?${new URLSearchParams([...listQuery, ['cursor', nextCursor]])}`}
                       className="ml-auto text-primary hover:underline"
                       data-testid="inbox-older"
                     >

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { formatAgo, formatClock, formatExact, formatShortDate } from './format-time';
+import { formatAgo, formatClock, formatExact, formatExactWithZone, formatShortDate } from './format-time';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -21,6 +21,18 @@ describe('formatExact', () => {
   it('shows the full local date and time, or the text itself when it is no time', () => {
     expect(formatExact(at(2025, 3, 3, 14, 2, 5))).toBe('Mon 3 Mar 2025, 14:02:05');
     expect(formatExact('soon')).toBe('soon');
+  });
+});
+
+describe('formatExactWithZone', () => {
+  it('adds the UTC offset of that instant and the zone name', () => {
+    const iso = at(2025, 3, 3, 14, 2, 5);
+    const minutes = -new Date(iso).getTimezoneOffset();
+    const sign = minutes < 0 ? '-' : '+';
+    const offset = `${sign}${String(Math.floor(Math.abs(minutes) / 60)).padStart(2, '0')}:${String(Math.abs(minutes) % 60).padStart(2, '0')}`;
+    expect(formatExactWithZone(iso, 'Europe/Somewhere')).toBe(`Mon 3 Mar 2025, 14:02:05 GMT${offset} (Europe/Somewhere)`);
+    expect(formatExactWithZone(iso, null)).toBe(`Mon 3 Mar 2025, 14:02:05 GMT${offset}`);
+    expect(formatExactWithZone('soon')).toBe('soon');
   });
 });
 

@@ -28,3 +28,14 @@ export function formatShortDate(iso: string, nowMs: number = Date.now()): string
   if (isToday(date)) return format(date, 'HH:mm');
   return date.getFullYear() === new Date(nowMs).getFullYear() ? format(date, 'd MMM') : format(date, 'd MMM yyyy');
 }
+
+/**
+ * Full local date and time with the zone, for audit titles: "Mon 3 Mar 2025, 14:02:05 GMT+01:00
+ * (Europe/Berlin)" — the offset always, the zone's name where the runtime knows it.
+ */
+export function formatExactWithZone(iso: string, timeZone: string | null = Intl.DateTimeFormat().resolvedOptions().timeZone ?? null): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  const offset = format(date, 'xxx');
+  return `${format(date, 'EEE d MMM yyyy, HH:mm:ss')} GMT${offset === 'Z' ? '+00:00' : offset}${timeZone ? ` (${timeZone})` : ''}`;
+}

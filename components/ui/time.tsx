@@ -1,7 +1,7 @@
 'use client';
 
 import { useSyncExternalStore } from 'react';
-import { formatAgo, formatClock, formatExact, formatShortDate } from './format-time';
+import { formatAgo, formatClock, formatExact, formatExactWithZone, formatShortDate } from './format-time';
 import { useHydrated } from './use-hydrated';
 
 // One shared clock for every relative time on the page, ticking every 15 s.
@@ -55,6 +55,16 @@ export function ShortDate({ iso, className }: { iso: string; className?: string 
   return (
     <time dateTime={iso} title={hydrated ? formatExact(iso) : undefined} className={className}>
       {hydrated ? formatShortDate(iso) : ''}
+    </time>
+  );
+}
+
+/** A relative age ("5 minutes ago") with the absolute time and its zone on hover (audit). */
+export function ZonedTime({ iso, className }: { iso: string; className?: string }) {
+  const nowMs = useNow();
+  return (
+    <time dateTime={iso} title={nowMs === null ? undefined : formatExactWithZone(iso)} className={className}>
+      {nowMs === null ? '' : formatAgo(iso, nowMs)}
     </time>
   );
 }

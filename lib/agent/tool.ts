@@ -10,6 +10,13 @@ export interface Actor {
 /** Free-form request context passed to policies and tools (e.g. tenant, locale). */
 export type RequestContext = Record<string, unknown>;
 
+/**
+ * Which argument values of a tool are sensitive: `true` (all of them) or the top-level field names.
+ * Notifications sent outside the app (email) show such values masked; the inbox and audit, behind
+ * sign-in, show them in full.
+ */
+export type Sensitivity = true | readonly string[];
+
 /** Who may decide a call of this tool: the requester (or any reviewer), or only reviewers (four-eyes). */
 export type Approvers = 'requester' | 'reviewer';
 
@@ -94,6 +101,8 @@ export interface ToolConfig<
   describe?: (args: z.infer<IN>) => ToolDescription;
   /** Business facts a decider needs beside the call (e.g. a refund's order total), read at review time. */
   context?: (args: z.infer<IN>, input: ToolContextInput) => Promise<ContextField[]> | ContextField[];
+  /** Argument values that must not leave the app in notifications (emails): `true` for all, or the top-level field names. */
+  sensitive?: Sensitivity;
   execute: (
     input: z.infer<IN>,
     context: ToolExecutionContext<z.infer<SUS>, z.infer<RES>>,
@@ -113,6 +122,7 @@ export interface Tool {
   deadline?: ToolDeadline;
   describe?: (args: any) => ToolDescription;
   context?: (args: any, input: ToolContextInput) => Promise<ContextField[]> | ContextField[];
+  sensitive?: Sensitivity;
   execute: (input: any, context: ToolExecutionContext<any, any>) => Promise<unknown> | unknown;
 }
 
@@ -130,6 +140,7 @@ export interface Tool {
  * @param config.describe `(args) → { title, summary?, risk? }`: what the call does, for cards and the inbox
  * @param config.context `(args, { threadId, resourceId, requestedBy }) → [{ label, value }]`: facts a
  *   reviewer needs to decide (read when the call is reviewed, not stored)
+ * @param config.sensitive argument values never sent out in notifications (`true` or field names)
  * @param config.execute runs once per approved call; may `return context.agent.suspend(payload)`
  * @returns the tool, to put in an agent's `tools`
  */

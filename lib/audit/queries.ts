@@ -6,17 +6,62 @@ import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
 import { prisma } from '@/lib/store/db';
 import { listCallActivity, type CallActivityEntry } from '@/lib/inbox/notes';
 
-export const auditQuerySchema = z.object({
+/** Free text a person types into a filter: trimmed, empty means "no filter". */
+const filterText = z
+  .string()
+  .max(200)
+  .transform((value) => value.trim() || undefined)
+  .optional();
+
+/**
+ * A day (`2026-11-30`, a whole UTC day) or an instant (ISO 8601 with a zone) bounding a date range.
+ * `end: true` turns it into the exclusive end: the day after a day, or the instant plus 1 ms, so
+ * `to=2026-11-30` includes all of that day.
+ */
+export const dateBound = (end: boolean) =>
+  z
+    .string()
+    .max(40)
+    .transform((value, ctx) => {
+      const text = value.trim();
+      if (!text) return undefined;
+      const dayOnly = /^\d{4}-\d{2}-\d{2}$/.test(text);
+      const date = new Date(dayOnly ? `${text}T00:00:00Z` : text);
+      if (Number.isNaN(date.getTime()) || (!dayOnly && !/[zZ]|[+-]\d{2}:?\d{2}$/.test(text))) {
+        ctx.addIssue({ code: 'custom', message: 'not a date (YYYY-MM-DD) or an ISO 8601 time with a zone' });
+        return z.NEVER;
+      }
+      return end ? new Date(date.getTime() + (dayOnly ? 86_400_000 : 1)) : date;
+    })
+    .optional();
+
+/**
+ * Filters over decisions, shared by the audit log and the inbox's Done tab. People are found by
+ * display name or email (a case-insensitive substring), never by internal id; `actorId` stays for
+ * API clients that already know the id.
+ */
+export const decisionFiltersSchema = z.object({
+  /** Who decided: part of their name or email. */
+  person: filterText,
+  /** Who asked (started the run): part of their name or email. */
+  requester: filterText,
   actorId: z.string().max(100).optional(),
-  toolName: z.string().max(100).optional(),
+  toolName: filterText,
+  agentId: filterText,
   kind: z.enum(['approval', 'decline', 'resume', 'escalation']).optional(),
-  from: z.coerce.date().optional(),
-  to: z.coerce.date().optional(),
+  /** Decided at or after (inclusive). */
+  from: dateBound(false),
+  /** Decided before the end of this day / at or before this instant. */
+  to: dateBound(true),
+});
+
+export const auditQuerySchema = decisionFiltersSchema.extend({
   limit: z.coerce.number().int().min(1).max(500).default(100),
   /** Opaque keyset cursor from a previous page's `nextCursor`. */
   cursor: z.string().max(200).optional(),
   format: z.enum(['json', 'csv']).default('json'),
 });
+export type DecisionFilters = z.infer<typeof decisionFiltersSchema>;
 export type AuditQuery = z.infer<typeof auditQuerySchema>;
 
 /** One decision as the audit shows it: who, when, what they saw, what they decided. */
@@ -53,6 +98,34 @@ export interface AuditEntry {
   activity: CallActivityEntry[];
 }
 
+/** `%text%` for ILIKE, with the pattern characters in `text` matched literally. */
+export function containsPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** Ids of the people whose name or email contains `text` (a subquery). */
+export function peopleMatching(text: string): Prisma.Sql {
+  const pattern = containsPattern(text);
+  return Prisma.sql`(SELECT u.id FROM users u WHERE u.name ILIKE ${pattern} OR u.email ILIKE ${pattern})`;
+}
+
+/**
+ * The WHERE condition of the decision filters over `decisions d JOIN pending_tool_calls p`. Times
+ * go as ISO 8601 text with their offset (the same instant in any session time zone).
+ */
+export function decisionFilterSql(query: DecisionFilters): Prisma.Sql {
+  const conditions: Prisma.Sql[] = [Prisma.sql`TRUE`];
+  if (query.actorId) conditions.push(Prisma.sql`d.actor_id = ${query.actorId}`);
+  if (query.person) conditions.push(Prisma.sql`d.actor_id IN ${peopleMatching(query.person)}`);
+  if (query.requester) conditions.push(Prisma.sql`p.requested_by IN ${peopleMatching(query.requester)}`);
+  if (query.kind) conditions.push(Prisma.sql`d.kind = ${query.kind}`);
+  if (query.from) conditions.push(Prisma.sql`d.created_at >= ${query.from.toISOString()}::timestamptz`);
+  if (query.to) conditions.push(Prisma.sql`d.created_at < ${query.to.toISOString()}::timestamptz`);
+  if (query.toolName) conditions.push(Prisma.sql`p.tool_name = ${query.toolName}`);
+  if (query.agentId) conditions.push(Prisma.sql`p.agent_id = ${query.agentId}`);
+  return Prisma.join(conditions, ' AND ');
+}
+
 /**
  * The statement behind one audit page: decisions matching the filters, newest first, keyset-paged on
  * (created_at, id) by a row comparison that the `(created_at DESC, id DESC)` index serves as an
@@ -60,8 +133,6 @@ export interface AuditEntry {
  * Times go as ISO 8601 text with their offset (the same instant in any session time zone).
  */
 export function auditPageQuery(query: AuditQuery, after: KeysetPosition | null): Prisma.Sql {
-  const from = query.from?.toISOString() ?? null;
-  const to = query.to?.toISOString() ?? null;
   return Prisma.sql`
     SELECT d.id, d.created_at AS "createdAt", d.actor_id AS "actorId", d.actor_role AS "actorRole", d.kind, d.approved, d.reason,
       p.root_tool_call_id AS "toolCallId", d.fingerprint, d.args, d.edited_args AS "editedArgs", d.edited_fingerprint AS "editedFingerprint",
@@ -71,11 +142,7 @@ export function auditPageQuery(query: AuditQuery, after: KeysetPosition | null):
     FROM decisions d JOIN pending_tool_calls p ON p.id = d.pending_call_id
       LEFT JOIN users actor ON actor.id = d.actor_id
       LEFT JOIN users requester ON requester.id = p.requested_by
-    WHERE (${query.actorId ?? null}::text IS NULL OR d.actor_id = ${query.actorId ?? null})
-      AND (${query.kind ?? null}::text IS NULL OR d.kind = ${query.kind ?? null})
-      AND (${from}::timestamptz IS NULL OR d.created_at >= ${from}::timestamptz)
-      AND (${to}::timestamptz IS NULL OR d.created_at <= ${to}::timestamptz)
-      AND (${query.toolName ?? null}::text IS NULL OR p.tool_name = ${query.toolName ?? null})
+    WHERE ${decisionFilterSql(query)}
       AND ${afterPosition(after, 'd')}
     ORDER BY d.created_at DESC, d.id DESC
     LIMIT ${query.limit + 1}`;
@@ -135,11 +202,50 @@ const CSV_COLUMNS = ['at', 'actorId', 'actorRole', 'kind', 'approved', 'reason',
  * of running it as a formula. Source: OWASP "CSV Injection".
  */
 export function auditCsv(entries: AuditEntry[]): string {
+  return `${CSV_HEADER}${auditCsvRows(entries)}`;
+}
+
+/** The CSV header line (CRLF-terminated). */
+export const CSV_HEADER = `${CSV_COLUMNS.join(',')}\r\n`;
+
+/** The CSV rows of `entries` without the header, quoted and escaped as auditCsv describes. */
+export function auditCsvRows(entries: AuditEntry[]): string {
   const text = (value: unknown) =>
     value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
-  const rows = stringify(
+  return stringify(
     entries.map((entry) => CSV_COLUMNS.map((column) => text(entry[column]))),
     { record_delimiter: 'windows', quoted_match: /[;\t\r\n]/, escape_formulas: true },
   );
-  return `${CSV_COLUMNS.join(',')}\r\n${rows}`;
+}
+
+/** Rows read per statement while streaming the CSV export. */
+export const CSV_PAGE = 500;
+
+/**
+ * The whole filtered audit log as CSV (auditCsv's format), streamed: the header, then one keyset
+ * page of CSV_PAGE decisions per pull, each read only when the client has taken the previous one
+ * (backpressure), so memory stays flat however many rows match and there is no cap. `limit` and
+ * `cursor` of the query are ignored: the export always starts at the newest matching decision.
+ *
+ * @returns a byte stream for a Response body
+ */
+export function auditCsvStream(query: AuditQuery, db: PrismaClient = prisma()): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  let cursor: string | undefined;
+  let started = false;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (!started) {
+          started = true;
+          controller.enqueue(encoder.encode(CSV_HEADER));
+        }
+        const page = await listAudit({ ...query, limit: CSV_PAGE, cursor }, db);
+        if (page.entries.length > 0) controller.enqueue(encoder.encode(auditCsvRows(page.entries)));
+        if (page.nextCursor) cursor = page.nextCursor;
+        else controller.close();
+      },
+    },
+    { highWaterMark: 1 },
+  );
 }

@@ -1,7 +1,10 @@
 import 'server-only';
 import { betterAuth } from 'better-auth';
 import { prismaAdapter } from 'better-auth/adapters/prisma';
+import { apiKey } from '@better-auth/api-key';
 import { nextCookies } from 'better-auth/next-js';
+import { admin } from 'better-auth/plugins';
+import { defaultAc } from 'better-auth/plugins/admin/access';
 import { env } from '@/lib/env';
 import { securitySettings } from '@/lib/security/settings';
 import { prisma } from '@/lib/store/db';
@@ -31,8 +34,9 @@ function build() {
       allowedHosts: env().COUNTERSIGN_ALLOWED_HOSTS,
       protocol: 'auto',
     },
-    // Self sign-up is off unless SIGN_UP_ENABLED (then limited by SIGN_UP_EMAIL_DOMAINS); see guards.ts.
-    emailAndPassword: { enabled: true, minPasswordLength: 8, maxPasswordLength: 128, disableSignUp: !settings.SIGN_UP_ENABLED },
+    // Self sign-up is decided per request by the policy in force (an admin's setting, else
+    // SIGN_UP_ENABLED / SIGN_UP_EMAIL_DOMAINS): guards.ts refuses it, and the user hook below too.
+    emailAndPassword: { enabled: true, minPasswordLength: 8, maxPasswordLength: 128, disableSignUp: false },
     user: {
       additionalFields: {
         // Set by an admin or the seed, never by the person signing up.
@@ -50,8 +54,11 @@ function build() {
         create: {
           // Every new account is an end user, whatever a request says; roles are given by an admin
           // or the seed. A sign-up the settings refuse is stopped here too, whichever route made it.
-          before: async (user) => {
-            if (signUpRefusal(user.email)) return false;
+          before: async (user, context) => {
+            // An admin creating an account (better-auth's admin plugin) picks its role; the
+            // route has already checked that the caller is an admin.
+            if (context?.path === '/admin/create-user') return { data: user };
+            if (await signUpRefusal(user.email)) return false;
             return { data: { ...user, role: 'user' } };
           },
         },
@@ -75,7 +82,35 @@ function build() {
       // Secure cookies in production; COUNTERSIGN_COOKIE_SECURE=false only for plain-http test servers.
       useSecureCookies: env().NODE_ENV === 'production' && env().COUNTERSIGN_COOKIE_SECURE,
     },
-    plugins: [nextCookies()],
+    plugins: [
+      // API keys: only their hash is stored; identity and scopes are resolved in session.ts, the
+      // per-key limit is counted there too (so the plugin's own counter is off by default).
+      apiKey({
+        defaultPrefix: 'cs_',
+        apiKeyHeaders: ['x-api-key'],
+        enableSessionForAPIKeys: false,
+        requireName: true,
+        maximumNameLength: 64,
+        rateLimit: { enabled: false },
+        keyExpiration: { minExpiresIn: 1, maxExpiresIn: 365 },
+      }),
+      // User administration (create, roles, deactivate = ban, password reset). Admins may not
+      // impersonate or delete: decisions name people, so accounts are deactivated, never removed.
+      admin({
+        defaultRole: 'user',
+        adminRoles: ['admin'],
+        roles: {
+          user: defaultAc.newRole({ user: [], session: [] }),
+          reviewer: defaultAc.newRole({ user: [], session: [] }),
+          admin: defaultAc.newRole({
+            user: ['create', 'list', 'set-role', 'ban', 'set-password', 'get', 'update'],
+            session: ['list', 'revoke', 'delete'],
+          }),
+        },
+        bannedUserMessage: 'This account was deactivated by an administrator.',
+      }),
+      nextCookies(),
+    ],
   });
 }
 

@@ -1,8 +1,12 @@
 import 'server-only';
 import type { BetterAuthOptions } from 'better-auth';
 import { APIError, createAuthMiddleware, isAPIError } from 'better-auth/api';
+import { recordAuditEvent } from '@/lib/audit/events';
 import { countInWindow } from '@/lib/http/rate-limit';
 import { securitySettings } from '@/lib/security/settings';
+import { signUpRefusal } from '@/lib/security/sign-up';
+
+export { signUpRefusal };
 import { prisma } from '@/lib/store/db';
 
 /**
@@ -13,18 +17,6 @@ import { prisma } from '@/lib/store/db';
 
 /** The account key of an email: trimmed and lower-cased. */
 const accountKey = (email: unknown) => (typeof email === 'string' ? email.trim().toLowerCase() : '');
-
-/**
- * Whether self sign-up accepts `email` under the settings.
- * @returns null when allowed, else the error code: SIGN_UP_DISABLED or EMAIL_DOMAIN_NOT_ALLOWED
- */
-export function signUpRefusal(email: string): 'SIGN_UP_DISABLED' | 'EMAIL_DOMAIN_NOT_ALLOWED' | null {
-  const { SIGN_UP_ENABLED, SIGN_UP_EMAIL_DOMAINS } = securitySettings();
-  if (!SIGN_UP_ENABLED) return 'SIGN_UP_DISABLED';
-  if (SIGN_UP_EMAIL_DOMAINS.length === 0) return null;
-  const domain = accountKey(email).split('@').at(-1) ?? '';
-  return SIGN_UP_EMAIL_DOMAINS.includes(domain) ? null : 'EMAIL_DOMAIN_NOT_ALLOWED';
-}
 
 /**
  * The lock on an account, if any.
@@ -74,8 +66,9 @@ export const postgresRateLimitStorage: NonNullable<NonNullable<BetterAuthOptions
 
 /**
  * Before each auth route:
- * - `/sign-up/email`: 403 SIGN_UP_DISABLED unless SIGN_UP_ENABLED; 403 EMAIL_DOMAIN_NOT_ALLOWED
- *   outside SIGN_UP_EMAIL_DOMAINS.
+ * - `/sign-up/email`: 403 SIGN_UP_DISABLED unless sign-up is on; 403 EMAIL_DOMAIN_NOT_ALLOWED
+ *   outside its domains (the admin's setting, else SIGN_UP_ENABLED / SIGN_UP_EMAIL_DOMAINS; see
+ *   lib/security/sign-up.ts).
  * - `/sign-in/email`: 429 ACCOUNT_LOCKED while the account is locked (the password is not even
  *   checked, so guessing stops).
  * - `/change-password`: `revokeOtherSessions` defaults to true (only an explicit `false` keeps the
@@ -83,11 +76,19 @@ export const postgresRateLimitStorage: NonNullable<NonNullable<BetterAuthOptions
  */
 export const beforeAuthRoute = createAuthMiddleware(async (ctx) => {
   if (ctx.path === '/sign-up/email') {
-    const refusal = signUpRefusal(String(ctx.body?.email ?? ''));
+    const refusal = await signUpRefusal(String(ctx.body?.email ?? ''));
     if (refusal === 'SIGN_UP_DISABLED') {
       throw new APIError('FORBIDDEN', { code: refusal, message: 'Creating your own account is turned off here; ask an administrator for one.' });
     }
     if (refusal) throw new APIError('FORBIDDEN', { code: refusal, message: 'Accounts can only be created with an email address of an allowed domain.' });
+    // Who someone is (role, deactivation) is never taken from a sign-up body: such fields are
+    // dropped (the admin plugin would refuse the whole request with 400), and the account is a user.
+    const body = { ...(ctx.body as Record<string, unknown>) };
+    if (['role', 'banned', 'banReason', 'banExpires'].some((key) => key in body)) {
+      // Set to undefined rather than deleted: the returned body is merged into the request's.
+      for (const key of ['role', 'banned', 'banReason', 'banExpires']) body[key] = undefined;
+      return { context: { body } };
+    }
   }
   if (ctx.path === '/sign-in/email') {
     const until = await lockedUntil(accountKey(ctx.body?.email));
@@ -105,7 +106,10 @@ export const beforeAuthRoute = createAuthMiddleware(async (ctx) => {
   }
 });
 
-/** After `/sign-in/email`: a wrong password counts towards the lockout; a success clears the count. */
+/**
+ * After `/sign-in/email`: a wrong password counts towards the lockout; a success clears the count
+ * and is an audit entry (`auth.signed_in`).
+ */
 export const afterAuthRoute = createAuthMiddleware(async (ctx) => {
   if (ctx.path !== '/sign-in/email') return;
   const email = accountKey(ctx.body?.email);
@@ -116,4 +120,6 @@ export const afterAuthRoute = createAuthMiddleware(async (ctx) => {
     return;
   }
   await prisma().signInFailure.deleteMany({ where: { email } });
+  const user = ctx.context.newSession?.user as { id: string; role?: string | null } | undefined;
+  if (user) await recordAuditEvent({ action: 'auth.signed_in', actor: { id: user.id, role: user.role ?? 'user' }, target: { type: 'user', id: user.id } });
 });

@@ -5,7 +5,9 @@ import type { Actor } from '@/lib/agent/tool';
 import type { People } from '@/components/ui/describe';
 import { ApiError } from '@/lib/http/errors';
 import { prisma } from '@/lib/store/db';
+import { apiKeyFromHeaders, verifyApiKey } from './api-keys';
 import { auth } from './auth';
+import { scopeForPath, type Scope } from './scopes';
 
 export type Role = Actor['role'];
 
@@ -13,6 +15,8 @@ export type Role = Actor['role'];
 export interface SessionActor extends Actor {
   name: string;
   email: string;
+  /** Set when the request was made with an API key (instead of a session): the key and its scopes. */
+  apiKey?: { id: string; scopes: Scope[] };
 }
 
 const ROLES: readonly Role[] = ['user', 'reviewer', 'admin'];
@@ -24,19 +28,59 @@ export async function actorFromHeaders(requestHeaders: Headers): Promise<Session
   const role = (session.user as { role?: string }).role;
   return {
     id: session.user.id,
-    role: ROLES.includes(role as Role) ? (role as Role) : 'user',
+    role: asRole(role),
     name: session.user.name,
     email: session.user.email,
   };
 }
 
+const asRole = (role: string | null | undefined): Role => (ROLES.includes(role as Role) ? (role as Role) : 'user');
+
 /**
- * The actor of an API request.
+ * The actor of a request made with an API key (`Authorization: Bearer <key>` or `x-api-key`): the
+ * key's owner, exactly as their session would resolve, plus the key's scopes. The route's scope
+ * (scopes.ts `scopeForPath`) must be among them.
+ *
+ * @returns null when the request carries no key
+ * @throws ApiError 401 API_KEY_INVALID / API_KEY_REVOKED / API_KEY_EXPIRED / ACCOUNT_DEACTIVATED,
+ *   403 API_KEY_NOT_ALLOWED (a route only a session may use), 403 INSUFFICIENT_SCOPE, 429 RATE_LIMITED
+ */
+async function actorFromApiKey(request: Request): Promise<SessionActor | null> {
+  const key = apiKeyFromHeaders(request.headers);
+  if (!key) return null;
+  const identity = await verifyApiKey(key, request.headers);
+  const scope = scopeForPath(new URL(request.url).pathname);
+  if (!scope) throw new ApiError(403, 'API_KEY_NOT_ALLOWED', 'This route needs a signed-in session; API keys cannot use it.');
+  const actor: SessionActor = {
+    id: identity.user.id,
+    role: asRole(identity.user.role),
+    name: identity.user.name,
+    email: identity.user.email,
+    apiKey: { id: identity.keyId, scopes: identity.scopes },
+  };
+  requireScope(actor, scope);
+  return actor;
+}
+
+/**
+ * Checks that a key-authenticated actor's key has `scope` (a session has every scope its role allows).
+ * @throws ApiError 403 INSUFFICIENT_SCOPE
+ */
+export function requireScope(actor: SessionActor, scope: Scope): void {
+  if (actor.apiKey && !actor.apiKey.scopes.includes(scope)) {
+    throw new ApiError(403, 'INSUFFICIENT_SCOPE', `This API key does not have the scope ${scope}.`, { required: scope, granted: actor.apiKey.scopes });
+  }
+}
+
+/**
+ * The actor of an API request: from its API key when it carries one, else from its session. This is
+ * the one place identity is resolved for API routes; it never comes from a request field.
  * @param roles roles allowed here (default: any signed-in person)
- * @throws ApiError 401 UNAUTHENTICATED (no session), 403 FORBIDDEN (another role)
+ * @throws ApiError 401 UNAUTHENTICATED (no session), 403 FORBIDDEN (another role), and the key
+ *   errors of actorFromApiKey
  */
 export async function requireActor(request: Request, roles: readonly Role[] = ROLES): Promise<SessionActor> {
-  const actor = await actorFromHeaders(request.headers);
+  const actor = (await actorFromApiKey(request)) ?? (await actorFromHeaders(request.headers));
   if (!actor) throw new ApiError(401, 'UNAUTHENTICATED', 'Sign in first.');
   if (!roles.includes(actor.role)) throw new ApiError(403, 'FORBIDDEN', 'Your role may not do this.');
   return actor;

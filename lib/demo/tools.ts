@@ -79,6 +79,8 @@ export function createOpsTools(db: PrismaClient): Tool[] {
         { label: 'Left to refund', value: amount > left ? `${usd(left)} — less than the ${usd(amount)} asked` : usd(left) },
       ];
     },
+    // Refund amounts are customers' financial data: never in an email.
+    sensitive: ['amount'],
     execute: async ({ orderId, amount }) => {
       // One conditional UPDATE: never refund more than what is left on the order, even concurrently.
       const [updated] = await db.$queryRaw<{ refunded: string }[]>`
@@ -101,6 +103,7 @@ export function createOpsTools(db: PrismaClient): Tool[] {
     inputSchema: z.object({ to: z.email(), subject: z.string().min(1).max(200), body: z.string().min(1).max(5_000) }),
     requireApproval: true,
     describe: ({ to, subject }) => ({ title: `Sends an email to ${to}: “${subject}”`, summary: 'Once sent, it cannot be recalled.', risk: 'medium' }),
+    sensitive: ['body'],
     execute: async ({ to, subject, body }) => {
       await toolDelay();
       const email = await db.outboxEmail.create({ data: { id: crypto.randomUUID(), to, subject, body } });

@@ -1,5 +1,6 @@
 import 'server-only';
 import { z } from 'zod';
+import { dateBound, peopleMatching } from '@/lib/audit/queries';
 import { afterPosition, decodeCursor, encodeCursor, type KeysetPosition } from '@/lib/http/keyset';
 import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
 import { pendingColumns, toPendingCall, type PendingRow } from '@/lib/store/prisma-store';
@@ -69,21 +70,36 @@ export const inboxQuerySchema = z.object({
   toolName: z.string().max(100).optional(),
   /** Which queue (INBOX_QUEUES); unset: `all`. */
   queue: z.enum(INBOX_QUEUES).optional(),
+  /** Who asked: part of their display name or email (case-insensitive). */
+  requester: z
+    .string()
+    .max(200)
+    .transform((value) => value.trim() || undefined)
+    .optional(),
+  /** Asked at or after (a day `YYYY-MM-DD` in UTC, or an ISO 8601 instant). */
+  from: dateBound(false),
+  /** Asked before the end of this day / at or before this instant (stored as the exclusive end). */
+  to: dateBound(true),
 });
 export type InboxQuery = z.infer<typeof inboxQuerySchema>;
 
 /**
- * The statement behind one inbox page: calls of `status`, newest first, keyset-paged on
- * (created_at, id) by a row comparison that the `(status, created_at DESC, id DESC)` index serves
- * as an index condition at any depth (no OFFSET). One more row than `limit` tells whether a next page exists.
+ * The statement behind one inbox page: calls of `status` matching the filters (tool, agent,
+ * requester by name or email, date range), newest first, keyset-paged on (created_at, id) by a row
+ * comparison that the `(status, created_at DESC, id DESC)` index — or, with a tool filter,
+ * `(status, tool_name, created_at DESC, id DESC)` — serves as an index condition at any depth (no OFFSET). One more row than `limit` tells whether a next page exists.
  */
 export function inboxPageQuery(query: InboxQuery, after: KeysetPosition | null, viewerId: string | null = null): Prisma.Sql {
+  const filters: Prisma.Sql[] = [queueCondition(query.queue ?? 'all', viewerId)];
+  if (query.agentId) filters.push(Prisma.sql`p.agent_id = ${query.agentId}`);
+  if (query.toolName) filters.push(Prisma.sql`p.tool_name = ${query.toolName}`);
+  if (query.requester) filters.push(Prisma.sql`p.requested_by IN ${peopleMatching(query.requester)}`);
+  if (query.from) filters.push(Prisma.sql`p.created_at >= ${query.from.toISOString()}::timestamptz`);
+  if (query.to) filters.push(Prisma.sql`p.created_at < ${query.to.toISOString()}::timestamptz`);
   return Prisma.sql`
     SELECT ${pendingColumns('p')}, p.assigned_to AS "assignedTo" FROM pending_tool_calls p
     WHERE p.status = ${query.status} AND p.kind IN ('approval', 'suspension')
-      AND ${queueCondition(query.queue ?? 'all', viewerId)}
-      AND (${query.agentId ?? null}::text IS NULL OR p.agent_id = ${query.agentId ?? null})
-      AND (${query.toolName ?? null}::text IS NULL OR p.tool_name = ${query.toolName ?? null})
+      AND ${Prisma.join(filters, ' AND ')}
       AND ${afterPosition(after, 'p')}
     ORDER BY p.created_at DESC, p.id DESC
     LIMIT ${query.limit + 1}`;
@@ -132,40 +148,55 @@ export async function listInbox(
   const rows = await db.$queryRaw<(PendingRow & { assignedTo: string | null })[]>(inboxPageQuery(query, decodeCursor(query.cursor), viewerId));
   const page = rows.slice(0, query.limit);
   return {
-    items: page.map((row) => {
-      const call = toPendingCall(row);
-      return {
-        id: call.id,
-        status: call.status as InboxItem['status'],
-        // A person addresses a call through the top-level run (a sub-agent's call under its delegation).
-        runId: call.rootRunId,
-        toolCallId: call.rootToolCallId,
-        kind: call.kind as InboxItem['kind'],
-        toolName: call.toolName,
-        args: call.args,
-        fingerprint: call.fingerprint,
-        approvers: call.approvers,
-        policy: call.policy,
-        why: call.policyEvaluation?.why ?? null,
-        quorum: call.quorum,
-        approvedBy: call.approvedBy,
-        policyVersion: call.policyVersion,
-        suspendPayload: call.suspendPayload,
-        resumeSchema: call.resumeSchema,
-        threadId: call.threadId,
-        requester: call.requestedBy,
-        agentId: call.agentId,
-        chain: call.chain,
-        description: describeAppCall(call.toolName, call.args),
-        assignedTo: row.assignedTo,
-        inputSchema: call.kind === 'approval' ? appToolInputSchema(call.toolName) : null,
-        createdAt: call.createdAt.toISOString(),
-        deadlineAt: call.deadlineAt?.toISOString() ?? null,
-        deadlineAction: call.deadlineAction ?? null,
-        escalatedAt: call.escalatedAt?.toISOString() ?? null,
-        assignedToRole: call.assignedToRole ?? null,
-      };
-    }),
+    items: page.map(toInboxItem),
     nextCursor: rows.length > query.limit ? encodeCursor(page.at(-1)!) : null,
   };
+}
+
+/** The inbox's view of a pending call row. */
+function toInboxItem(row: PendingRow & { assignedTo: string | null }): InboxItem {
+  const call = toPendingCall(row);
+  return {
+    id: call.id,
+    status: call.status as InboxItem['status'],
+    // A person addresses a call through the top-level run (a sub-agent's call under its delegation).
+    runId: call.rootRunId,
+    toolCallId: call.rootToolCallId,
+    kind: call.kind as InboxItem['kind'],
+    toolName: call.toolName,
+    args: call.args,
+    fingerprint: call.fingerprint,
+    approvers: call.approvers,
+    policy: call.policy,
+    why: call.policyEvaluation?.why ?? null,
+    quorum: call.quorum,
+    approvedBy: call.approvedBy,
+    policyVersion: call.policyVersion,
+    suspendPayload: call.suspendPayload,
+    resumeSchema: call.resumeSchema,
+    threadId: call.threadId,
+    requester: call.requestedBy,
+    agentId: call.agentId,
+    chain: call.chain,
+    description: describeAppCall(call.toolName, call.args),
+    assignedTo: row.assignedTo,
+    inputSchema: call.kind === 'approval' ? appToolInputSchema(call.toolName) : null,
+    createdAt: call.createdAt.toISOString(),
+    deadlineAt: call.deadlineAt?.toISOString() ?? null,
+    deadlineAction: call.deadlineAction ?? null,
+    escalatedAt: call.escalatedAt?.toISOString() ?? null,
+    assignedToRole: call.assignedToRole ?? null,
+  };
+}
+
+/**
+ * One call still waiting on a person (or of unknown outcome), by its pending-call id — for a deep
+ * link (`/inbox?call=<id>`, as in reviewer emails) to a call that may not be on the first page.
+ * @returns the item, or null when there is no such call or it is decided
+ */
+export async function getInboxItem(id: string, db: PrismaClient = prisma()): Promise<InboxItem | null> {
+  const [row] = await db.$queryRaw<(PendingRow & { assignedTo: string | null })[]>`
+    SELECT ${pendingColumns('p')}, p.assigned_to AS "assignedTo" FROM pending_tool_calls p
+    WHERE p.id = ${id} AND p.status IN ('pending', 'unknown') AND p.kind IN ('approval', 'suspension')`;
+  return row ? toInboxItem(row) : null;
 }

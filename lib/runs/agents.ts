@@ -29,6 +29,11 @@ export function getAgent(agentId: string): Agent {
   return appRegistry().get(agentId);
 }
 
+/** Every agent of the app (top-level and delegated). */
+export function allAgents(): Agent[] {
+  return appRegistry().all();
+}
+
 /** The agents offered in the "new chat" picker. */
 export function chatAgents(): ChatAgentEntry[] {
   return appRegistry().chatAgents();

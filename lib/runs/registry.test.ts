@@ -20,6 +20,7 @@ describe('AgentRegistry', () => {
       { id: 'ops-agent', name: 'Ops agent', description: 'Records' },
       { id: 'supervisor', name: 'Supervisor', description: 'Delegates' },
     ]);
+    expect(registry.all().map((each) => each.id)).toEqual(['ops-agent', 'data-agent', 'supervisor']);
   });
 
   it('an unknown id is UNKNOWN_AGENT (404); an id registered twice is refused', () => {

@@ -64,6 +64,11 @@ export class AgentRegistry {
     return this.tools.get(toolName);
   }
 
+  /** Every registered agent, in registration order (e.g. for the tool names filters offer). */
+  all(): Agent[] {
+    return [...this.agents.values()];
+  }
+
   /** The agents offered in the chat picker, in registration order. */
   chatAgents(): ChatAgentEntry[] {
     return [...this.chat];

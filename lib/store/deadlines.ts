@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ESCALATION_ROLE, SYSTEM_ACTOR_ID } from '@/lib/agent/deadline';
+import { decisionDataHash } from '@/lib/audit/chain';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 
 /** A pending call as the deadline job reads it. */
@@ -38,6 +39,8 @@ export async function loadDeadlineTarget(db: PrismaClient, pendingCallId: string
  * @returns true when this call escalated it; false when it was decided, escalated or moved meanwhile
  */
 export async function escalatePendingCall(db: PrismaClient, input: { pendingCallId: string; deadlineAt: Date; reason: string }): Promise<boolean> {
+  const decisionId = randomUUID();
+  const dataHash = decisionDataHash({ editedArgs: null, resumeData: null });
   const rows = await db.$queryRaw<{ id: string }[]>`
     WITH escalated AS (
       UPDATE pending_tool_calls p SET
@@ -45,12 +48,27 @@ export async function escalatePendingCall(db: PrismaClient, input: { pendingCall
         deadline_at = now() + (p.deadline_at - p.created_at), deadline_action = 'decline'
       WHERE p.id = ${input.pendingCallId} AND p.status = 'pending' AND p.deadline_action = 'escalate' AND p.escalated_at IS NULL
         AND p.deadline_at = ${input.deadlineAt.toISOString()}::timestamptz AND p.deadline_at <= now()
-      RETURNING p.id, p.run_id, p.tool_call_id, p.fingerprint, p.args
+      RETURNING p.id, p.run_id, p.tool_call_id, p.fingerprint, p.args, p.tool_name
+    ),
+    -- The escalation record is the next link of the audit hash chain, as a decision is (lib/audit/chain.ts).
+    stamp AS (SELECT now()::timestamptz(3) AS at),
+    link AS (
+      SELECT encode(sha256(convert_to(countersign_decision_content(${decisionId}, e.id, e.run_id, e.tool_call_id, e.tool_name, 'escalation', NULL,
+        ${input.reason}, ${SYSTEM_ACTOR_ID}, 'system', e.fingerprint, NULL, ${dataHash}, stamp.at), 'UTF8')), 'hex') AS content_hash
+      FROM escalated e CROSS JOIN stamp
+    ),
+    head AS (
+      UPDATE audit_chain_head h SET seq = h.seq + 1, prev_hash = h.hash,
+        hash = encode(sha256(decode(h.hash, 'hex') || decode(link.content_hash, 'hex')), 'hex')
+      FROM link WHERE h.id = 1
+      RETURNING h.seq, h.prev_hash, h.hash, link.content_hash
     ),
     decision AS (
-      INSERT INTO decisions (id, pending_call_id, run_id, tool_call_id, kind, approved, reason, actor_id, actor_role, fingerprint, args)
-      SELECT ${randomUUID()}, e.id, e.run_id, e.tool_call_id, 'escalation', NULL, ${input.reason}, ${SYSTEM_ACTOR_ID}, 'system', e.fingerprint, e.args
-      FROM escalated e
+      INSERT INTO decisions (id, pending_call_id, run_id, tool_call_id, kind, approved, reason, actor_id, actor_role, fingerprint, args,
+        created_at, tool_name, chain_seq, content_hash, prev_hash, hash)
+      SELECT ${decisionId}, e.id, e.run_id, e.tool_call_id, 'escalation', NULL, ${input.reason}, ${SYSTEM_ACTOR_ID}, 'system', e.fingerprint, e.args,
+        stamp.at, e.tool_name, head.seq, head.content_hash, head.prev_hash, head.hash
+      FROM escalated e CROSS JOIN stamp LEFT JOIN head ON true
     )
     SELECT id FROM escalated`;
   return rows.length === 1;

@@ -19,6 +19,7 @@ import type { PolicyEvaluation } from '@/lib/agent/data-policy';
 import type { Approvers } from '@/lib/agent/tool';
 import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
 import { titleFromRequest } from './thread-title';
+import { decisionDataHash } from '@/lib/audit/chain';
 
 /*
  * Why the hot path is single statements
@@ -279,7 +280,14 @@ const decisionEvents = (decision: DecisionSummary) => Prisma.sql`
  * claims are compare-and-set updates so exactly one decision wins across processes. Source: behaviour §5, §10.
  */
 export class PrismaAgentStore implements AgentStore {
-  constructor(private readonly db: PrismaClient) {}
+  /**
+   * @param hooks.afterSuspend called once a pause is committed, with the new pending calls (e.g. to
+   *   notify reviewers); it must not throw or block (save first, then publish)
+   */
+  constructor(
+    private readonly db: PrismaClient,
+    private readonly hooks: { afterSuspend?: (calls: NewPendingCall[]) => void } = {},
+  ) {}
 
   async startRun({ run, title, inputMessages, leaseMs }: Parameters<AgentStore['startRun']>[0]) {
     const input = inputMessages.map(({ id, message }) => ({ id, role: message.role, content: message.content }));
@@ -407,6 +415,7 @@ export class PrismaAgentStore implements AgentStore {
       events AS (${insertEvents(runId, [...events, ...finalEvents], Prisma.sql`e.n <= ${events.length} OR (SELECT status FROM run) = 'suspended'`)})
       SELECT status FROM run`;
     if (rows.length === 0) throw new Error(`No run ${runId}`);
+    if (pendingCalls.length > 0) this.hooks.afterSuspend?.(pendingCalls);
     return rows[0].status === 'running';
   }
 
@@ -466,6 +475,8 @@ export class PrismaAgentStore implements AgentStore {
     const editedFingerprint = input.edited?.fingerprint ?? null;
     const resumeData = input.resumeData === null || input.resumeData === undefined ? Prisma.sql`NULL::jsonb` : jsonb(input.resumeData);
     const byDeadline = input.byDeadline === true;
+    const actorRole = Prisma.sql`CASE WHEN ${byDeadline}::boolean THEN 'system' ELSE ${actor.role} END`;
+    const dataHash = decisionDataHash({ editedArgs: input.edited?.args ?? null, resumeData: input.resumeData ?? null });
     const rows = await this.db.$queryRaw<(PendingRow & { topMessageId: string; run: RunRow; events: AgentChunk[] | null })[]>`
       WITH root AS (
         SELECT id, message_id FROM runs
@@ -516,13 +527,28 @@ export class PrismaAgentStore implements AgentStore {
                OR (cardinality(p.approved_by) >= p.quorum AND ${actor.id}::text = ANY(p.approved_by)))
         RETURNING ${pendingColumns('p')}
       ),
+      -- The decision is the next link of the audit hash chain (lib/audit/chain.ts): the head row's
+      -- lock, taken only when the claim won, serialises the links; its content is built in SQL.
+      stamp AS (SELECT now()::timestamptz(3) AS at),
+      link AS (
+        SELECT t.id AS target_id, encode(sha256(convert_to(countersign_decision_content(${input.decisionId}, t.id, t.run_id, t.tool_call_id, t.tool_name,
+          ${decisionKind}, ${approved}::boolean, ${input.reason}, ${actor.id}, ${actorRole}, t.fingerprint, ${editedFingerprint}::text,
+          ${dataHash}, stamp.at), 'UTF8')), 'hex') AS content_hash
+        FROM claimed c JOIN target t ON t.id = c.id CROSS JOIN stamp
+      ),
+      head AS (
+        UPDATE audit_chain_head h SET seq = h.seq + 1, prev_hash = h.hash,
+          hash = encode(sha256(decode(h.hash, 'hex') || decode(link.content_hash, 'hex')), 'hex')
+        FROM link WHERE h.id = 1
+        RETURNING h.seq, h.prev_hash, h.hash, link.content_hash
+      ),
       decision AS (
         INSERT INTO decisions (id, pending_call_id, run_id, tool_call_id, kind, approved, reason, actor_id, actor_role,
-          fingerprint, args, edited_args, edited_fingerprint, resume_data)
-        SELECT ${input.decisionId}, t.id, t.run_id, t.tool_call_id, ${decisionKind}, ${approved}::boolean, ${input.reason}, ${actor.id},
-          CASE WHEN ${byDeadline}::boolean THEN 'system' ELSE ${actor.role} END,
-          t.fingerprint, t.args, ${editedArgs}, ${editedFingerprint}::text, ${resumeData}
-        FROM claimed c JOIN target t ON t.id = c.id
+          fingerprint, args, edited_args, edited_fingerprint, resume_data, created_at, tool_name, chain_seq, content_hash, prev_hash, hash)
+        SELECT ${input.decisionId}, t.id, t.run_id, t.tool_call_id, ${decisionKind}, ${approved}::boolean, ${input.reason}, ${actor.id}, ${actorRole},
+          t.fingerprint, t.args, ${editedArgs}, ${editedFingerprint}::text, ${resumeData}, stamp.at, t.tool_name,
+          head.seq, head.content_hash, head.prev_hash, head.hash
+        FROM claimed c JOIN target t ON t.id = c.id CROSS JOIN stamp LEFT JOIN head ON true
       ),
       lease AS (
         UPDATE runs SET lease_expires_at = now() + make_interval(secs => ${seconds(input.leaseMs)})

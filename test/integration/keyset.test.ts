@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditPageQuery, auditQuerySchema, listAudit } from '../../lib/audit/queries';
+import { auditCsvStream, auditPageQuery, auditQuerySchema, CSV_PAGE, listAudit } from '../../lib/audit/queries';
 import type { PrismaClient } from '../../lib/generated/prisma/client';
 import { Prisma } from '../../lib/generated/prisma/client';
 import { decodeCursor } from '../../lib/http/keyset';
@@ -84,6 +84,35 @@ describe('keyset pages', () => {
     expect(scan!['Rows Removed by Filter'] ?? 0).toBe(0);
   });
 
+  it('inbox filtered by tool: the cursor stays a row comparison in the index condition of the tool index', async () => {
+    const query = inboxQuerySchema.parse({ limit: 50, toolName: 'send-email' });
+    const after = await cursorAt('pending_tool_calls', 3_000, Prisma.sql`status = 'pending' AND tool_name = 'send-email'`);
+    const nodes = await explain(inboxPageQuery(query, after));
+    expect(nodes.some((node) => node['Node Type'] === 'Sort')).toBe(false);
+    const scan = nodes.find((node) => node['Index Name'] === 'pending_tool_calls_status_tool_name_created_at_id_idx');
+    expect(scan, JSON.stringify(nodes)).toBeDefined();
+    expect(scan!['Index Cond']).toMatch(/tool_name = /);
+    expect(scan!['Index Cond']).toMatch(/\(ROW\(created_at, id\) < ROW\(/);
+    expect(scan!['Actual Rows']).toBe(51);
+    expect(scan!['Rows Removed by Filter'] ?? 0).toBe(0);
+  });
+
+  it('search by requester name or email and date range reaches every page, not only the loaded one', async () => {
+    await db.$executeRaw`INSERT INTO users (id, name, email, role) VALUES ('user-ada', 'Ada Lovelace', 'ada@example.com', 'user') ON CONFLICT (id) DO NOTHING`;
+    const byEmail = await listInbox(inboxQuerySchema.parse({ limit: 100, requester: 'ADA@example' }), db);
+    expect(byEmail.items).toHaveLength(100);
+    expect(byEmail.nextCursor).not.toBeNull();
+    expect((await listInbox(inboxQuerySchema.parse({ limit: 100, requester: 'lovelace' }), db)).items).toHaveLength(100);
+    // A LIKE pattern character in the search is matched literally.
+    expect((await listInbox(inboxQuerySchema.parse({ limit: 100, requester: 'ada%' }), db)).items).toHaveLength(0);
+    expect((await listInbox(inboxQuerySchema.parse({ limit: 100, requester: 'nobody' }), db)).items).toHaveLength(0);
+    // The oldest rows (2026-01-01 00:00:00..00:00:09 → g 1..29) only: the last page of the whole list.
+    const early = await listInbox(inboxQuerySchema.parse({ limit: 100, to: '2026-01-01T00:00:09Z' }), db);
+    expect(early.items.map((item) => item.createdAt).every((at) => at <= '2026-01-01T00:00:09.000Z')).toBe(true);
+    expect(early.items).toHaveLength(27); // g = 1..29 minus the two completed (10, 20)
+    expect(() => inboxQuerySchema.parse({ from: 'yesterday' })).toThrow();
+  });
+
   it('audit: the cursor is a row comparison in the index condition of (created_at DESC, id DESC)', async () => {
     const query = auditQuerySchema.parse({ limit: 100 });
     const after = await cursorAt('decisions', 4_000, Prisma.sql`TRUE`);
@@ -118,5 +147,31 @@ describe('keyset pages', () => {
     expect(decisions).toHaveLength(DECISIONS / 2);
     expect(new Set(decisions).size).toBe(DECISIONS / 2);
     expect(decisions).toEqual([...decisions].sort().reverse());
+  });
+
+  it('CSV export: the whole filtered set (not capped at 500), streamed one keyset page per pull; people found by name or email', async () => {
+    await db.$executeRaw`INSERT INTO users (id, name, email, role) VALUES ('reviewer-rita', 'Rita Reviewer', 'rita@example.com', 'reviewer') ON CONFLICT (id) DO NOTHING`;
+    const read = async (stream: ReadableStream<Uint8Array>) => {
+      const chunks: string[] = [];
+      const decoder = new TextDecoder();
+      for await (const chunk of stream) chunks.push(decoder.decode(chunk));
+      return chunks;
+    };
+    const chunks = await read(auditCsvStream(auditQuerySchema.parse({ format: 'csv', person: 'RITA@example', limit: 10 }), db));
+    const lines = chunks.join('').split('\r\n').filter(Boolean);
+    expect(lines[0]).toMatch(/^at,actorId,actorRole,kind/);
+    expect(lines).toHaveLength(1 + DECISIONS / 2);
+    expect(lines.slice(1).every((line) => line.split(',')[1] === 'reviewer-rita')).toBe(true);
+    // Header, then one chunk per page of CSV_PAGE rows.
+    expect(chunks).toHaveLength(1 + Math.ceil(DECISIONS / 2 / CSV_PAGE));
+    expect((await read(auditCsvStream(auditQuerySchema.parse({ format: 'csv', person: 'Lovelace' }), db))).join('').split('\r\n').filter(Boolean)).toHaveLength(1);
+
+    // Backpressure: a reader that takes only the first rows leaves the rest unread.
+    const stream = auditCsvStream(auditQuerySchema.parse({ format: 'csv' }), db);
+    const reader = stream.getReader();
+    await reader.read();
+    const first = await reader.read();
+    expect(new TextDecoder().decode(first.value).split('\r\n').filter(Boolean)).toHaveLength(CSV_PAGE);
+    await reader.cancel();
   });
 });

@@ -1,6 +1,6 @@
 import { chatRateLimit, chatRequestSchema, MAX_MESSAGE_CHARS, type ChatRequest } from './schema';
 import type { Actor } from '@/lib/agent/tool';
-import { requireActor } from '@/lib/auth/session';
+import { requireActor, requireScope } from '@/lib/auth/session';
 import { ApiError, parseJson, readBodyText, withErrors } from '@/lib/http/errors';
 import { withIdempotency } from '@/lib/http/idempotency';
 import { consumeRateLimit } from '@/lib/http/rate-limit';
@@ -13,6 +13,8 @@ export const POST = withErrors(async (request: Request) => {
   const actor = await requireActor(request);
   const raw = await readBodyText(request);
   const body = parseJson(raw, chatRequestSchema);
+  // A decision or an answer sent through the chat needs the same scope as the decision routes.
+  if (body.decision || body.resume) requireScope(actor, 'decisions:write');
   const text = body.decision || body.resume ? null : newUserText(body);
   // Counted once the request is well-formed: refusing garbage is cheap and must change nothing.
   await consumeRateLimit({ key: `chat:${actor.id}`, ...chatRateLimit() });

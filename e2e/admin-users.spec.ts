@@ -1,0 +1,228 @@
+import type { APIRequestContext } from '@playwright/test';
+import { ACCOUNTS, contextAs, expect, signIn, test } from './support';
+import { E2E_PORT } from './config';
+import { checkAccessible, DESKTOP, MOBILE } from './ui';
+
+const BASE_URL = `http://127.0.0.1:${E2E_PORT}`;
+const origin = { origin: BASE_URL };
+
+async function signInWith(request: APIRequestContext, email: string, password: string) {
+  return request.post(`${BASE_URL}/api/auth/sign-in/email`, { data: { email, password }, headers: origin });
+}
+
+test.describe('user administration (/admin/users)', () => {
+  test('an admin adds a reviewer, changes the role, deactivates (sessions and keys revoked; their waiting call stays decidable), reactivates and resets the password; every change is audited', async ({
+    browser,
+    playwright,
+    db,
+  }) => {
+    const alex = await contextAs(browser, ACCOUNTS.alex);
+    const page = await alex.newPage();
+    await page.goto('/admin/users');
+    await expect(page.getByRole('heading', { name: 'Users' })).toBeVisible();
+
+    const email = `nia-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const form = page.getByTestId('add-user-form');
+    await form.getByLabel('Name').fill('Nia');
+    await form.getByLabel('Email').fill(email);
+    await form.getByLabel('Role').selectOption('reviewer');
+    await page.getByTestId('add-user').click();
+    const handover = page.getByTestId('password-handover');
+    await expect(handover).toContainText(email);
+    const password = await page.getByTestId('temporary-password').inputValue();
+    expect(password.length).toBeGreaterThanOrEqual(20);
+    const row = page.locator(`[data-testid="user-row"][data-email="${email}"]`);
+    await expect(row.getByTestId('user-role')).toHaveValue('reviewer');
+    const [{ id: niaId }] = await db.query<{ id: string }>('SELECT id FROM users WHERE email = $1', [email]);
+
+    // Nia signs in with the handed-over password and reads the inbox as a reviewer.
+    const nia = await playwright.request.newContext({ baseURL: BASE_URL });
+    expect((await signInWith(nia, email, password)).status()).toBe(200);
+    expect((await nia.get('/api/inbox')).status()).toBe(200);
+
+    // Role → user: the inbox is closed to her at once.
+    await row.getByTestId('user-role').selectOption('user');
+    await expect(page.getByText('Nia is now user')).toBeVisible();
+    await expect.poll(async () => (await nia.get('/api/inbox')).status()).toBe(403);
+
+    // She asks for something and makes a key; then she is deactivated.
+    const threadId = `nia-${crypto.randomUUID()}`;
+    const paused = await (await nia.post('/api/agents/ops-agent/generate', { data: { messages: 'delete record rec-44', threadId, resourceId: niaId } })).json();
+    expect(paused.finishReason).toBe('suspended');
+    const key = await (await nia.post('/api/keys', { data: { name: 'nia cli', scopes: ['agents:run'] }, headers: origin })).json();
+    expect(key.secret).toBeTruthy();
+    await expect(async () => {
+      await page.reload();
+      await expect(row).toContainText('1 API key');
+    }).toPass();
+
+    await row.getByRole('button', { name: 'Deactivate Nia' }).click();
+    await page.getByLabel('Reason (optional, kept in the audit)').fill('left the team');
+    await page.getByTestId('confirm-user-action').click();
+    await expect(row).toHaveAttribute('data-active', 'false');
+    await expect(row).toContainText('Deactivated');
+    // Her session, her key and her password are refused at once.
+    expect((await nia.get('/api/inbox')).status()).toBe(401);
+    const withKey = await fetch(`${BASE_URL}/api/agents/ops-agent/suspended-runs`, { headers: { authorization: `Bearer ${key.secret}` } });
+    expect(withKey.status).toBe(401);
+    expect(['API_KEY_REVOKED', 'ACCOUNT_DEACTIVATED']).toContain((await withKey.json()).error.code);
+    const refused = await signInWith(nia, email, password);
+    expect(refused.status()).toBe(403);
+    expect((await refused.json()).error.code).toBe('BANNED_USER');
+    // What she asked for stays decidable: a reviewer approves it.
+    const [call] = await db.query<{ tool_call_id: string }>(`SELECT tool_call_id FROM pending_tool_calls WHERE thread_id = $1 AND status = 'pending'`, [threadId]);
+    const rita = await contextAs(browser, ACCOUNTS.rita);
+    const decided = await rita.request.post(`/api/runs/${paused.runId}/tool-calls/${encodeURIComponent(call.tool_call_id)}/decision`, { data: { approved: true }, headers: origin });
+    expect(decided.status()).toBe(200);
+    await decided.body();
+    await expect.poll(() => db.recordExists('rec-44')).toBe(false);
+
+    // Reactivated: she may sign in again (her old key stays revoked).
+    await row.getByRole('button', { name: 'Reactivate Nia' }).click();
+    await expect(row).toHaveAttribute('data-active', 'true');
+    expect((await signInWith(nia, email, password)).status()).toBe(200);
+
+    // Password reset: the old one stops working, the new one works; her sessions end.
+    await row.getByRole('button', { name: 'Reset password of Nia' }).click();
+    await page.getByTestId('confirm-user-action').click();
+    await expect(page.getByTestId('password-handover')).toContainText(`New password for ${email}`);
+    const newPassword = await page.getByTestId('temporary-password').inputValue();
+    expect(newPassword).not.toBe(password);
+    expect((await nia.get('/api/chat/anything')).status()).toBe(401);
+    expect((await signInWith(nia, email, password)).status()).toBe(401);
+    expect((await signInWith(nia, email, newPassword)).status()).toBe(200);
+
+    const audit = await db.query<{ action: string; actor_id: string; details: Record<string, unknown> }>(
+      `SELECT action, actor_id, details FROM audit_events WHERE target_id = $1 AND action LIKE 'user.%' ORDER BY created_at, id`,
+      [niaId],
+    );
+    expect(audit.map((entry) => entry.action)).toEqual(['user.created', 'user.role_changed', 'user.deactivated', 'user.reactivated', 'user.password_reset']);
+    expect(audit.every((entry) => entry.actor_id === 'admin-alex')).toBe(true);
+    expect(audit[1].details).toEqual({ from: 'reviewer', to: 'user' });
+    expect(audit[2].details).toMatchObject({ reason: 'left the team', keysRevoked: 1 });
+    const signIns = await db.query(`SELECT 1 FROM audit_events WHERE action = 'auth.signed_in' AND actor_id = $1`, [niaId]);
+    expect(signIns.length).toBeGreaterThanOrEqual(3);
+    await Promise.all([nia.dispose(), rita.close(), alex.close()]);
+  });
+
+  test('the last admin cannot demote or deactivate themself; two admins demoting each other at once leave one admin; others may not administer', async ({ browser, playwright, db }) => {
+    const alex = await contextAs(browser, ACCOUNTS.alex);
+    const page = await alex.newPage();
+    await page.goto('/admin/users');
+    const own = page.locator(`[data-testid="user-row"][data-email="${ACCOUNTS.alex}"]`);
+    const admins = async () => Number((await db.query<{ n: string }>(`SELECT count(*) AS n FROM users WHERE role = 'admin' AND NOT banned`))[0].n);
+    expect(await admins()).toBe(1);
+    await own.getByTestId('user-role').selectOption('user');
+    await expect(page.getByTestId('users-error')).toHaveAttribute('data-code', 'LAST_ADMIN');
+    await expect(page.getByTestId('users-error')).toContainText('last active admin');
+    await expect(own.getByTestId('user-role')).toHaveValue('admin');
+    await expect(own.getByRole('button', { name: 'Deactivate Alex' })).toBeDisabled();
+    const self = await alex.request.patch('/api/admin/users/admin-alex', { data: { active: false }, headers: origin });
+    expect(self.status()).toBe(409);
+    expect((await self.json()).error.code).toBe('CANNOT_DEACTIVATE_SELF');
+    expect(await admins()).toBe(1);
+
+    // A second admin; both demote the other at the same moment: exactly one wins.
+    const second = await db.createAccount({ role: 'admin', name: 'Second admin' });
+    try {
+      const other = await playwright.request.newContext({ baseURL: BASE_URL });
+      await signIn(other, second.email);
+      const results = await Promise.all([
+        alex.request.patch(`/api/admin/users/${second.id}`, { data: { role: 'reviewer' }, headers: origin }),
+        other.patch('/api/admin/users/admin-alex', { data: { role: 'reviewer' }, headers: origin }),
+      ]);
+      expect(results.map((result) => result.status()).sort()).toEqual([200, 409]);
+      expect(await admins()).toBe(1);
+      await other.dispose();
+    } finally {
+      // Leave Alex the one admin for the other tests.
+      await db.query(`UPDATE users SET role = 'admin' WHERE id = 'admin-alex'`);
+      await db.query(`UPDATE users SET role = 'user', banned = true WHERE id = $1`, [second.id]);
+    }
+
+    // Not an admin: the page is forbidden, the API 403; a key never reaches it.
+    const rita = await contextAs(browser, ACCOUNTS.rita);
+    const ritaPage = await rita.newPage();
+    await ritaPage.goto('/admin/users');
+    await expect(ritaPage).toHaveURL(/\/forbidden/);
+    expect((await rita.request.get('/api/admin/users')).status()).toBe(403);
+    expect((await rita.request.post('/api/admin/users', { data: { name: 'x', email: 'x@example.com', role: 'admin' }, headers: origin })).status()).toBe(403);
+    // The admin plugin's own routes are closed (only the audited ones above exist).
+    expect((await alex.request.post('/api/auth/admin/set-role', { data: { userId: 'user-ben', role: 'admin' }, headers: origin })).status()).toBe(404);
+    expect((await db.query(`SELECT role FROM users WHERE id = 'user-ben'`))[0].role).toBe('user');
+    await Promise.all([rita.close(), alex.close()]);
+  });
+
+  test('self sign-up: an admin turns it on for one domain and off again from this page (overrides the environment)', async ({ browser, playwright, db }) => {
+    const alex = await contextAs(browser, ACCOUNTS.alex);
+    const page = await alex.newPage();
+    const visitor = await playwright.request.newContext({ baseURL: BASE_URL });
+    const signUp = (email: string) => visitor.post('/api/auth/sign-up/email', { data: { email, password: 'a-long-password-1', name: 'Visitor' }, headers: origin });
+    try {
+      await page.goto('/admin/users');
+      await expect(page.getByTestId('sign-up-source')).toContainText('environment');
+      expect((await (await signUp(`v-${crypto.randomUUID()}@example.org`)).json()).error.code).toBe('SIGN_UP_DISABLED');
+
+      const settings = page.getByTestId('sign-up-form');
+      await settings.getByLabel('People may create their own account').check();
+      await settings.getByLabel('Allowed email domains').fill('example.org');
+      await page.getByTestId('save-sign-up').click();
+      await expect(page.getByTestId('sign-up-source')).toContainText('overrides');
+
+      const outside = await signUp(`v-${crypto.randomUUID()}@example.net`);
+      expect(outside.status()).toBe(403);
+      expect((await outside.json()).error.code).toBe('EMAIL_DOMAIN_NOT_ALLOWED');
+      const inside = `v-${crypto.randomUUID()}@example.org`;
+      expect((await signUp(inside)).status()).toBe(200);
+      expect((await db.query(`SELECT role FROM users WHERE email = $1`, [inside]))[0].role).toBe('user');
+
+      // Bad input changes nothing.
+      const bad = await alex.request.put('/api/admin/settings/sign-up', { data: { enabled: true, domains: ['not a domain'] }, headers: origin });
+      expect(bad.status()).toBe(400);
+
+      await settings.getByLabel('People may create their own account').uncheck();
+      await page.getByTestId('save-sign-up').click();
+      await expect(page.getByText('Sign-up is off')).toBeVisible();
+      expect((await (await signUp(`v-${crypto.randomUUID()}@example.org`)).json()).error.code).toBe('SIGN_UP_DISABLED');
+      const changes = await db.query<{ details: any }>(`SELECT details FROM audit_events WHERE action = 'settings.sign_up_changed' ORDER BY created_at`);
+      expect(changes.slice(-2).map((change) => change.details.after)).toEqual([
+        { enabled: true, domains: ['example.org'] },
+        { enabled: false, domains: ['example.org'] },
+      ]);
+    } finally {
+      // Other tests expect the environment's default (off).
+      await db.query(`DELETE FROM app_settings WHERE key = 'sign_up'`);
+      await visitor.dispose();
+      await alex.close();
+    }
+  });
+
+  test('accessibility and screenshots of /admin/users and /settings/keys (light and dark, desktop and phone)', async ({ browser, page }) => {
+    // Eight axe runs (light and dark each): more than the default minute on a busy machine.
+    test.setTimeout(240_000);
+    const alex = await contextAs(browser, ACCOUNTS.alex);
+    const admin = await alex.newPage();
+    for (const [size, suffix] of [
+      [DESKTOP, 'desktop'],
+      [MOBILE, 'phone'],
+    ] as const) {
+      await admin.setViewportSize(size);
+      await admin.goto('/admin/users');
+      await expect(admin.getByTestId('users-list')).toBeVisible();
+      await checkAccessible(admin, `admin-users-${suffix}`);
+      await page.setViewportSize(size);
+      await page.goto('/settings/keys');
+      await expect(page.getByTestId('create-key-form')).toBeVisible();
+      await checkAccessible(page, `settings-keys-${suffix}`);
+    }
+    // The one-time secret panel and a listed key.
+    await page.setViewportSize(DESKTOP);
+    await page.getByLabel('Name').fill('screenshot key');
+    await page.getByTestId('create-key').click();
+    await expect(page.getByTestId('new-key-secret')).toBeVisible();
+    await checkAccessible(page, 'settings-keys-secret');
+    await page.setViewportSize(MOBILE);
+    await checkAccessible(page, 'settings-keys-secret-phone');
+    await alex.close();
+  });
+});

@@ -1,0 +1,115 @@
+import { ACCOUNTS, contextAs, expect, test } from './support';
+import { checkAccessible, DESKTOP, MOBILE, screenshotBoth } from './ui';
+
+// The audit log for admins: search by people's names or emails (never ids), requester, tool,
+// outcome and dates; a "what" column; rows that expand by keyboard; links to the thread; the
+// whole filtered log as a streamed CSV; usable at 390 px.
+
+test.describe('audit search', () => {
+  test.setTimeout(180_000);
+
+  test('filters by who decided and who asked (name or email), outcome and dates; expandable rows; thread link; CSV of the filtered set', async ({ browser, db }) => {
+    const tag = crypto.randomUUID().slice(0, 8);
+    const grace = await db.createAccount({ name: `Grace ${tag}` });
+    const quinn = await db.createAccount({ name: `Quinn ${tag}`, role: 'reviewer' });
+    const graceContext = await contextAs(browser, grace.email);
+    const quinnContext = await contextAs(browser, quinn.email);
+    const ask = async (subject: string) => {
+      const threadId = `audit-${crypto.randomUUID()}`;
+      const response = await graceContext.request.post('/api/agents/ops-agent/generate', {
+        data: { messages: `/tool send-email ${JSON.stringify({ to: 'ops@example.com', subject, body: 'x' })}`, threadId, resourceId: grace.id },
+      });
+      const body = await response.json();
+      return { threadId, runId: body.runId as string, toolCallId: body.suspendedToolCalls[0].toolCallId as string };
+    };
+    const decide = async (context: typeof quinnContext, call: { runId: string; toolCallId: string }, approved: boolean, reason?: string) => {
+      const response = await context.request.post(`/api/runs/${call.runId}/tool-calls/${call.toolCallId}/decision`, { data: { approved, ...(reason ? { reason } : {}) } });
+      expect(response.status()).toBe(200);
+      await response.body();
+    };
+    const budget = await ask(`Budget ${tag}`);
+    const minutes = await ask(`Minutes ${tag}`);
+    await decide(quinnContext, budget, false, `not before the board meets ${tag}`);
+    await decide(quinnContext, minutes, true);
+
+    const alex = await contextAs(browser, ACCOUNTS.alex);
+    const page = await alex.newPage();
+    await page.setViewportSize(DESKTOP);
+    await page.goto('/audit');
+    await page.getByTestId('inbox-filters-toggle').click();
+    await page.getByLabel('Decided by', { exact: true }).fill(quinn.email.slice(0, 20).toUpperCase());
+    await page.getByLabel('Requester', { exact: true }).fill(`grace ${tag}`);
+    await page.getByTestId('inbox-filters-apply').click();
+    await expect(page).toHaveURL(/\/audit\?.*person=/);
+    const rows = page.getByTestId('audit-row');
+    await expect(rows).toHaveCount(2);
+    await expect(page.getByTestId('audit-row').getByTestId('person-email').first()).toHaveText(`<${quinn.email}>`);
+
+    // Outcome and the "what" column.
+    await page.goto(`/audit?person=${encodeURIComponent(`Quinn ${tag}`)}&kind=decline&toolName=send-email`);
+    await expect(rows).toHaveCount(1);
+    const row = rows.first();
+    await expect(row).toHaveAttribute('data-tool-call-id', budget.toolCallId);
+    await expect(row.getByTestId('audit-what')).toContainText(`Sends an email to ops@example.com: “Budget ${tag}”`);
+    await expect(row.locator('time')).toHaveAttribute('title', /\d{2}:\d{2}:\d{2} GMT[+-]\d{2}:\d{2}/);
+    await checkAccessible(page, 'audit-filtered');
+
+    // Keyboard: the row's button expands it.
+    const toggle = row.getByTestId('audit-toggle');
+    await toggle.focus();
+    await page.keyboard.press('Enter');
+    await expect(toggle).toHaveAttribute('aria-expanded', 'true');
+    const detail = page.getByTestId('audit-detail');
+    await expect(detail.getByRole('table', { name: 'Arguments the decider saw' })).toContainText(`Budget ${tag}`);
+    await expect(detail).toContainText(`<${grace.email}>`);
+    await checkAccessible(page, 'audit-expanded');
+    await page.keyboard.press('Space');
+    await expect(toggle).toHaveAttribute('aria-expanded', 'false');
+
+    // CSV of the whole filtered set, streamed: no content-length, `limit` does not cut it.
+    const href = await page.getByTestId('audit-csv').getAttribute('href');
+    expect(href).toContain('kind=decline');
+    const csv = await alex.request.get(`${href}&limit=1`);
+    expect(csv.status()).toBe(200);
+    expect(csv.headers()['content-type']).toContain('text/csv');
+    expect(csv.headers()['content-length']).toBeUndefined();
+    const csvLines = (await csv.text()).split('\r\n').filter(Boolean);
+    expect(csvLines).toHaveLength(2);
+    expect(csvLines[1]).toContain(budget.toolCallId);
+    const all = (await (await alex.request.get(`/api/audit?format=csv&limit=1&person=${encodeURIComponent(quinn.email)}`)).text()).split('\r\n').filter(Boolean);
+    expect(all).toHaveLength(3);
+
+    // Dates: none of these before 2020; bad dates are said to be unreadable.
+    await page.goto(`/audit?person=${encodeURIComponent(`Quinn ${tag}`)}&to=2020-01-01`);
+    await expect(page.getByTestId('audit-empty')).toBeVisible();
+    await page.goto(`/audit?person=${encodeURIComponent(`Quinn ${tag}`)}&from=2020-01-01`);
+    await expect(rows).toHaveCount(2);
+    await page.goto(`/audit?person=${encodeURIComponent(`Quinn ${tag}`)}&from=someday`);
+    await expect(page.getByTestId('audit-filters-error')).toBeVisible();
+
+    // The link to the thread: a read-only transcript at the run, with the decision and its reason.
+    await page.goto(`/audit?person=${encodeURIComponent(`Quinn ${tag}`)}&kind=decline`);
+    await rows.first().getByTestId('audit-thread-link').click();
+    await expect(page).toHaveURL(new RegExp(`/audit/threads/${budget.threadId}#run-${budget.runId}$`));
+    await expect(page.getByTestId('transcript-message').first()).toContainText(`Budget ${tag}`);
+    await expect(page.getByTestId('transcript-decision')).toContainText(`not before the board meets ${tag}`);
+    await expect(page.locator(`[id="run-${budget.runId}"]`)).toBeVisible();
+    await checkAccessible(page, 'audit-thread');
+
+    // 390 px: the list form, no sideways scrolling, the same button expands an entry.
+    await page.setViewportSize(MOBILE);
+    await page.goto(`/audit?person=${encodeURIComponent(`Quinn ${tag}`)}`);
+    const item = page.locator(`[data-testid="audit-item"][data-tool-call-id="${budget.toolCallId}"]`);
+    await expect(item).toContainText(`Budget ${tag}`);
+    await item.getByTestId('audit-toggle').click();
+    await expect(item.getByTestId('audit-toggle')).toHaveAttribute('aria-expanded', 'true');
+    await page.getByTestId('inbox-filters-toggle').click();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(MOBILE.width);
+    await checkAccessible(page, 'audit-filtered');
+    await screenshotBoth(page, 'audit-mobile-filters');
+    await page.setViewportSize(DESKTOP);
+    await screenshotBoth(page, 'audit-desktop-filters');
+
+    await Promise.all([alex.close(), graceContext.close(), quinnContext.close()]);
+  });
+});

@@ -1,0 +1,157 @@
+import 'server-only';
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { recordAuditEvent } from '@/lib/audit/events';
+import { disableAllKeysOf } from '@/lib/auth/api-keys';
+import { auth } from '@/lib/auth/auth';
+import { ApiError } from '@/lib/http/errors';
+import { Prisma } from '@/lib/generated/prisma/client';
+import { prisma } from '@/lib/store/db';
+
+/**
+ * User administration for admins, on better-auth's admin plugin: create accounts, change roles,
+ * deactivate (the plugin's "ban": sign-in refused, sessions deleted; we also disable the person's
+ * API keys), reactivate, and reset passwords. Accounts are never deleted: decisions name people.
+ * There is always at least one active admin: changes that would leave none are refused (409
+ * LAST_ADMIN), decided under one advisory lock so two admins demoting each other cannot both win.
+ * Every change is an audit entry (lib/audit/events.ts).
+ */
+
+export const ROLES = ['user', 'reviewer', 'admin'] as const;
+export type Role = (typeof ROLES)[number];
+type Admin = { id: string; role: Role };
+
+/** Lock id that serialises changes which could remove the last active admin. */
+const ADMIN_CHANGE_LOCK = 7_441_001;
+
+/** One account as the admin page lists it. */
+export interface ManagedUser {
+  id: string;
+  name: string;
+  email: string;
+  role: Role;
+  active: boolean;
+  /** ISO 8601 */
+  createdAt: string;
+  /** API keys that work now (not revoked). */
+  activeKeys: number;
+}
+
+/** Every account (or the one with `id`), by name. */
+export async function listUsers(id?: string): Promise<ManagedUser[]> {
+  const users = await prisma().user.findMany({
+    where: id === undefined ? undefined : { id },
+    orderBy: [{ name: 'asc' }, { email: 'asc' }],
+    select: { id: true, name: true, email: true, role: true, banned: true, createdAt: true, _count: { select: { apiKeys: { where: { enabled: true } } } } },
+  });
+  return users.map((user) => ({
+    id: user.id,
+    name: user.name,
+    email: user.email,
+    role: (ROLES as readonly string[]).includes(user.role) ? (user.role as Role) : 'user',
+    active: !user.banned,
+    createdAt: user.createdAt.toISOString(),
+    activeKeys: user._count.apiKeys,
+  }));
+}
+
+export const createUserSchema = z.object({
+  name: z.string().trim().min(1).max(100),
+  email: z.string().trim().toLowerCase().email().max(254),
+  role: z.enum(ROLES),
+});
+
+/** A password for a new or reset account: 18 random bytes, base64url (24 characters). */
+function temporaryPassword(): string {
+  return randomBytes(18).toString('base64url');
+}
+
+/**
+ * Creates an account with a temporary password (shown to the admin once, to hand over).
+ * @returns the account and its temporary password
+ * @throws ApiError 409 EMAIL_TAKEN
+ */
+export async function createUser(admin: Admin, input: z.infer<typeof createUserSchema>, headers: Headers) {
+  if (await prisma().user.findUnique({ where: { email: input.email }, select: { id: true } })) {
+    throw new ApiError(409, 'EMAIL_TAKEN', 'An account with this email already exists.');
+  }
+  const password = temporaryPassword();
+  const { user } = await auth().api.createUser({ headers, body: { email: input.email, password, name: input.name, role: input.role } });
+  await recordAuditEvent({ action: 'user.created', actor: admin, target: { type: 'user', id: user.id }, details: { email: input.email, role: input.role } });
+  return { user: await managedUser(user.id), temporaryPassword: password };
+}
+
+export const updateUserSchema = z.union([
+  z.object({ role: z.enum(ROLES) }).strict(),
+  z.object({ active: z.literal(false), reason: z.string().trim().max(500).optional() }).strict(),
+  z.object({ active: z.literal(true) }).strict(),
+]);
+
+/**
+ * Changes a role, or deactivates / reactivates an account.
+ * - role: the last active admin keeps theirs (409 LAST_ADMIN).
+ * - deactivate: not yourself (409 CANNOT_DEACTIVATE_SELF), not the last active admin; sessions
+ *   are deleted and API keys disabled at once. Their waiting calls stay in the inbox, decidable by reviewers.
+ * @returns the account as it is now
+ * @throws ApiError 404 NOT_FOUND, 409 LAST_ADMIN, 409 CANNOT_DEACTIVATE_SELF, 409 NO_CHANGE
+ */
+export async function updateUser(admin: Admin, userId: string, change: z.infer<typeof updateUserSchema>, headers: Headers): Promise<ManagedUser> {
+  const before = await prisma().user.findUnique({ where: { id: userId }, select: { role: true, banned: true } });
+  if (!before) throw new ApiError(404, 'NOT_FOUND', 'There is no such account.');
+  if ('role' in change) {
+    if (before.role === change.role) throw new ApiError(409, 'NO_CHANGE', `This account already has the role ${change.role}.`);
+    await guardedChange(userId, change.role !== 'admin', Prisma.sql`UPDATE users SET role = ${change.role}, updated_at = now() WHERE id = ${userId}`);
+    await recordAuditEvent({ action: 'user.role_changed', actor: admin, target: { type: 'user', id: userId }, details: { from: before.role, to: change.role } });
+  } else if (change.active === false) {
+    if (userId === admin.id) throw new ApiError(409, 'CANNOT_DEACTIVATE_SELF', 'You cannot deactivate your own account; ask another admin.');
+    if (before.banned) throw new ApiError(409, 'NO_CHANGE', 'This account is already deactivated.');
+    const reason = change.reason || 'Deactivated by an administrator';
+    await guardedChange(userId, true, Prisma.sql`UPDATE users SET banned = true, ban_reason = ${reason}, updated_at = now() WHERE id = ${userId}`);
+    // The plugin's ban: marks the account and deletes every session of it.
+    await auth().api.banUser({ headers, body: { userId, banReason: reason } });
+    const keysRevoked = await disableAllKeysOf(userId);
+    await recordAuditEvent({ action: 'user.deactivated', actor: admin, target: { type: 'user', id: userId }, details: { reason, keysRevoked } });
+  } else {
+    if (!before.banned) throw new ApiError(409, 'NO_CHANGE', 'This account is already active.');
+    await auth().api.unbanUser({ headers, body: { userId } });
+    await recordAuditEvent({ action: 'user.reactivated', actor: admin, target: { type: 'user', id: userId } });
+  }
+  return managedUser(userId);
+}
+
+/**
+ * Gives an account a new temporary password (shown to the admin once) and signs it out everywhere.
+ * @throws ApiError 404 NOT_FOUND
+ */
+export async function resetPassword(admin: Admin, userId: string, headers: Headers): Promise<{ temporaryPassword: string }> {
+  if (!(await prisma().user.findUnique({ where: { id: userId }, select: { id: true } }))) throw new ApiError(404, 'NOT_FOUND', 'There is no such account.');
+  const password = temporaryPassword();
+  await auth().api.setUserPassword({ headers, body: { userId, newPassword: password } });
+  await auth().api.revokeUserSessions({ headers, body: { userId } });
+  await recordAuditEvent({ action: 'user.password_reset', actor: admin, target: { type: 'user', id: userId } });
+  return { temporaryPassword: password };
+}
+
+/**
+ * Runs `update` in a transaction under the admin-change lock; when `removesAdmin` and the target is
+ * an active admin, refuses unless another active admin remains.
+ * @throws ApiError 409 LAST_ADMIN
+ */
+async function guardedChange(userId: string, removesAdmin: boolean, update: Prisma.Sql): Promise<void> {
+  await prisma().$transaction(async (tx) => {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${ADMIN_CHANGE_LOCK})`;
+    if (removesAdmin) {
+      const [{ target, others }] = await tx.$queryRaw<{ target: boolean; others: number }[]>`
+        SELECT EXISTS (SELECT 1 FROM users WHERE id = ${userId} AND role = 'admin' AND NOT banned) AS target,
+               (SELECT count(*)::int FROM users WHERE role = 'admin' AND NOT banned AND id <> ${userId}) AS others`;
+      if (target && others === 0) throw new ApiError(409, 'LAST_ADMIN', 'This is the last active admin; make someone else an admin first.');
+    }
+    await tx.$executeRaw(update);
+  });
+}
+
+async function managedUser(userId: string): Promise<ManagedUser> {
+  const [user] = await listUsers(userId);
+  if (!user) throw new ApiError(404, 'NOT_FOUND', 'There is no such account.');
+  return user;
+}

@@ -1,0 +1,58 @@
+import 'server-only';
+import { randomUUID } from 'node:crypto';
+import { prisma } from '@/lib/store/db';
+import { contentHash, eventContent } from './chain';
+
+/** Administrative actions recorded in `audit_events`. */
+export type AuditAction =
+  | 'api_key.created'
+  | 'api_key.revoked'
+  | 'user.created'
+  | 'user.role_changed'
+  | 'user.deactivated'
+  | 'user.reactivated'
+  | 'user.password_reset'
+  | 'settings.sign_up_changed'
+  | 'auth.signed_in';
+
+/**
+ * Appends one administrative action to the append-only `audit_events` table as the next link of
+ * the audit hash chain (lib/audit/chain.ts), in one statement: the chain head's row lock orders it
+ * among concurrent decisions and events.
+ *
+ * @param event.action what happened (see AuditAction)
+ * @param event.actor who did it (null: the system)
+ * @param event.target what it was done to, e.g. `{ type: 'user', id }`
+ * @param event.details JSON facts of the change (never a secret: key hashes and passwords stay out)
+ * @returns the new entry's id
+ */
+export async function recordAuditEvent(event: {
+  action: AuditAction;
+  actor: { id: string; role: string } | null;
+  target?: { type: string; id: string };
+  details?: Record<string, unknown>;
+}): Promise<string> {
+  const row = {
+    id: randomUUID(),
+    action: event.action,
+    actorId: event.actor?.id ?? null,
+    actorRole: event.actor?.role ?? null,
+    targetType: event.target?.type ?? null,
+    targetId: event.target?.id ?? null,
+    details: JSON.parse(JSON.stringify(event.details ?? {})) as Record<string, unknown>,
+    // Milliseconds, as the column keeps them, so the hashed time is the stored time.
+    createdAt: new Date(),
+  };
+  const hash = contentHash(eventContent(row));
+  await prisma().$executeRaw`
+    WITH head AS (
+      UPDATE audit_chain_head SET seq = seq + 1, prev_hash = hash, hash = encode(sha256(decode(hash, 'hex') || decode(${hash}, 'hex')), 'hex')
+      WHERE id = 1
+      RETURNING seq, prev_hash, hash
+    )
+    INSERT INTO audit_events (id, action, actor_id, actor_role, target_type, target_id, details, created_at, chain_seq, content_hash, prev_hash, hash)
+    SELECT ${row.id}, ${row.action}, ${row.actorId}, ${row.actorRole}, ${row.targetType}, ${row.targetId}, ${JSON.stringify(row.details)}::jsonb,
+      ${row.createdAt.toISOString()}::timestamptz, head.seq, ${hash}, head.prev_hash, head.hash
+    FROM (SELECT 1) one LEFT JOIN head ON true`;
+  return row.id;
+}

@@ -1,0 +1,208 @@
+import 'server-only';
+import { z } from 'zod';
+import { recordAuditEvent } from '@/lib/audit/events';
+import { ApiError } from '@/lib/http/errors';
+import { countInWindow } from '@/lib/http/rate-limit';
+import { prisma } from '@/lib/store/db';
+import { auth } from './auth';
+import { SCOPES, scopesForRole, type Scope } from './scopes';
+
+/**
+ * API keys, on better-auth's API-key plugin (it generates the secret, stores only its hash, checks
+ * expiry and counts the per-key rate limit in PostgreSQL). Scopes are the key's `permissions`
+ * (`{ scopes: [...] }`). Management is for signed-in people through /api/keys; the plugin's own
+ * HTTP endpoints are closed (app/api/auth/[...all]/route.ts) so every change is audited here.
+ */
+
+/** The prefix of every key, so leaked keys are easy to recognise (e.g. by secret scanners). */
+export const API_KEY_PREFIX = 'cs_';
+/** Default per-key rate limit: requests per minute. */
+export const DEFAULT_KEY_RATE_LIMIT_PER_MINUTE = 120;
+
+type Role = 'user' | 'reviewer' | 'admin';
+
+/** The key a request carries: `Authorization: Bearer <key>` or `x-api-key: <key>`, else null. */
+export function apiKeyFromHeaders(headers: Headers): string | null {
+  const header = headers.get('x-api-key')?.trim();
+  if (header) return header;
+  const authorization = headers.get('authorization')?.trim();
+  const match = authorization?.match(/^Bearer\s+(\S+)$/i);
+  return match ? match[1] : null;
+}
+
+/** The owner of a valid key and what the key may do. */
+export interface KeyIdentity {
+  user: { id: string; role: string | null; name: string; email: string; banned: boolean | null };
+  keyId: string;
+  scopes: Scope[];
+}
+
+/**
+ * Verifies a key with the plugin (hash lookup, enabled, expiry; each use sets the key's last-used
+ * time), loads its owner, and counts the request against the key's own limit: `rateLimitMax`
+ * requests per fixed minute, counted in PostgreSQL like the other limits (the plugin's own counter
+ * only restarts after a quiet minute, so a key used steadily would be locked out).
+ *
+ * @throws ApiError 401 API_KEY_INVALID (unknown key), 401 API_KEY_REVOKED, 401 API_KEY_EXPIRED,
+ *   401 ACCOUNT_DEACTIVATED (the owner was deactivated), 429 RATE_LIMITED (with retryAfterSeconds;
+ *   the key's per-minute limit)
+ */
+export async function verifyApiKey(key: string, requestHeaders: Headers): Promise<KeyIdentity> {
+  // The request's headers only give better-auth the host it is served on (dynamic base URL).
+  const result = await auth().api.verifyApiKey({ body: { key }, headers: hostOnly(requestHeaders) });
+  if (!result.valid || !result.key) {
+    const error = (result.error ?? {}) as { code?: string };
+    if (error.code === 'KEY_DISABLED') throw new ApiError(401, 'API_KEY_REVOKED', 'This API key was revoked.');
+    if (error.code === 'KEY_EXPIRED') throw new ApiError(401, 'API_KEY_EXPIRED', 'This API key has expired.');
+    throw new ApiError(401, 'API_KEY_INVALID', 'This API key is not valid.');
+  }
+  const user = await prisma().user.findUnique({
+    where: { id: result.key.referenceId },
+    select: { id: true, role: true, name: true, email: true, banned: true },
+  });
+  if (!user) throw new ApiError(401, 'API_KEY_INVALID', 'This API key is not valid.');
+  if (user.banned) throw new ApiError(401, 'ACCOUNT_DEACTIVATED', 'The account this API key belongs to was deactivated.');
+  const perMinute = result.key.rateLimitMax ?? DEFAULT_KEY_RATE_LIMIT_PER_MINUTE;
+  const { count, retryAfterSeconds } = await countInWindow({ key: `api-key:${result.key.id}`, windowMs: 60_000 });
+  if (count > perMinute) {
+    throw new ApiError(429, 'RATE_LIMITED', `This API key made more than ${perMinute} requests this minute; try again in ${retryAfterSeconds} s.`, {
+      retryAfterSeconds,
+    });
+  }
+  const granted = (result.key.permissions as { scopes?: string[] } | null)?.scopes ?? [];
+  return { user, keyId: result.key.id, scopes: SCOPES.filter((scope) => granted.includes(scope)) };
+}
+
+export const createKeySchema = z.object({
+  name: z.string().trim().min(1).max(64),
+  scopes: z.array(z.enum(SCOPES)).min(1).max(SCOPES.length),
+  /** Days until the key expires (1–365); omitted or null: never. */
+  expiresInDays: z.number().int().min(1).max(365).nullish(),
+  /** Requests per minute this key may make (1–10,000; default 120). */
+  rateLimitPerMinute: z.number().int().min(1).max(10_000).optional(),
+});
+export type CreateKeyInput = z.infer<typeof createKeySchema>;
+
+/** A key as its owner sees it in the list (never the secret or its hash). */
+export interface ApiKeySummary {
+  id: string;
+  name: string;
+  /** First characters of the key (prefix included), to recognise it. */
+  start: string | null;
+  scopes: Scope[];
+  /** ISO 8601 */
+  createdAt: string;
+  /** ISO 8601 or null (never expires) */
+  expiresAt: string | null;
+  /** ISO 8601 of the last request made with it, or null */
+  lastUsedAt: string | null;
+  rateLimitPerMinute: number | null;
+  status: 'active' | 'revoked' | 'expired';
+}
+
+/**
+ * Creates a key for `actor` (the plugin generates it and keeps only its hash) and audits it.
+ * @returns the summary and the secret — the only time the secret is shown
+ * @throws ApiError 403 SCOPE_NOT_ALLOWED when a scope is beyond the actor's role
+ */
+export async function createApiKey(
+  actor: { id: string; role: Role },
+  input: CreateKeyInput,
+  requestHeaders: Headers,
+): Promise<{ key: ApiKeySummary; secret: string }> {
+  const allowed = scopesForRole(actor.role);
+  const refused = input.scopes.filter((scope) => !allowed.includes(scope));
+  if (refused.length > 0) {
+    throw new ApiError(403, 'SCOPE_NOT_ALLOWED', `Your role may not give a key these scopes: ${refused.join(', ')}.`, { refused });
+  }
+  const scopes = SCOPES.filter((scope) => input.scopes.includes(scope));
+  const perMinute = input.rateLimitPerMinute ?? DEFAULT_KEY_RATE_LIMIT_PER_MINUTE;
+  // Made with the caller's session (the plugin takes the owner from it, never from the body) ...
+  const made = await auth().api.createApiKey({
+    headers: requestHeaders,
+    body: { name: input.name, prefix: API_KEY_PREFIX, expiresIn: input.expiresInDays ? input.expiresInDays * 24 * 3600 : null },
+  });
+  if (made.referenceId !== actor.id) throw new Error('API key owner differs from the signed-in person');
+  // ... then given its scopes and limit, which the plugin accepts only from server code. Until this
+  // update the key has no scope (so can do nothing), and its secret is not handed out before it.
+  // Our fixed-window limit (verifyApiKey) reads rateLimitMax; the plugin's own counter is off.
+  const created = await prisma().apikey.update({
+    where: { id: made.id },
+    data: { permissions: JSON.stringify({ scopes }), rateLimitEnabled: false, rateLimitTimeWindow: 60_000, rateLimitMax: perMinute },
+  });
+  await recordAuditEvent({
+    action: 'api_key.created',
+    actor,
+    target: { type: 'api_key', id: created.id },
+    details: { name: input.name, scopes, expiresAt: created.expiresAt ? new Date(created.expiresAt).toISOString() : null, rateLimitPerMinute: perMinute },
+  });
+  return { key: summary(created), secret: made.key };
+}
+
+/** The keys of `userId`, newest first. */
+export async function listApiKeys(userId: string): Promise<ApiKeySummary[]> {
+  const rows = await prisma().apikey.findMany({ where: { referenceId: userId }, orderBy: { createdAt: 'desc' } });
+  return rows.map(summary);
+}
+
+/**
+ * Revokes one of the actor's own keys (disabled at once on every server; kept, shown as revoked).
+ * @throws ApiError 404 NOT_FOUND (no such key of theirs), 409 ALREADY_REVOKED
+ */
+export async function revokeApiKey(actor: { id: string; role: Role }, keyId: string): Promise<ApiKeySummary> {
+  const row = await prisma().apikey.findFirst({ where: { id: keyId, referenceId: actor.id } });
+  if (!row) throw new ApiError(404, 'NOT_FOUND', 'There is no such key of yours.');
+  const updated = await prisma().apikey.updateMany({ where: { id: keyId, referenceId: actor.id, enabled: true }, data: { enabled: false } });
+  if (updated.count === 0) throw new ApiError(409, 'ALREADY_REVOKED', 'This key was already revoked.');
+  await recordAuditEvent({ action: 'api_key.revoked', actor, target: { type: 'api_key', id: keyId }, details: { name: row.name, owner: row.referenceId } });
+  return summary({ ...row, enabled: false });
+}
+
+/**
+ * Disables every key of a user (when an admin deactivates them).
+ * @returns how many keys were disabled
+ */
+export async function disableAllKeysOf(userId: string): Promise<number> {
+  const { count } = await prisma().apikey.updateMany({ where: { referenceId: userId, enabled: true }, data: { enabled: false } });
+  return count;
+}
+
+/** Just the host headers of a request (better-auth resolves its base URL from them). */
+function hostOnly(headers: Headers): Headers {
+  const picked = new Headers();
+  const host = headers.get('host');
+  if (host) picked.set('host', host);
+  return picked;
+}
+
+function summary(row: {
+  id: string;
+  name: string | null;
+  start: string | null;
+  permissions: string | null;
+  createdAt: Date | string;
+  expiresAt: Date | string | null;
+  lastRequest: Date | string | null;
+  rateLimitMax: number | null;
+  enabled: boolean;
+}): ApiKeySummary {
+  let granted: string[] = [];
+  try {
+    granted = (JSON.parse(row.permissions ?? 'null') as { scopes?: string[] } | null)?.scopes ?? [];
+  } catch {
+    granted = [];
+  }
+  const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
+  const expiresAt = iso(row.expiresAt);
+  return {
+    id: row.id,
+    name: row.name ?? '',
+    start: row.start,
+    scopes: SCOPES.filter((scope) => granted.includes(scope)),
+    createdAt: iso(row.createdAt)!,
+    expiresAt,
+    lastUsedAt: iso(row.lastRequest),
+    rateLimitPerMinute: row.rateLimitMax,
+    status: !row.enabled ? 'revoked' : expiresAt && Date.parse(expiresAt) <= Date.now() ? 'expired' : 'active',
+  };
+}

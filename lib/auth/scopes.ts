@@ -1,0 +1,65 @@
+/**
+ * API-key scopes: what a key may be used for, which roles may give them, and which scope each API
+ * route group needs. Pure data and functions (no server imports), shared by the settings page and
+ * the server.
+ */
+
+export const SCOPES = ['agents:run', 'decisions:write', 'inbox:read', 'audit:read'] as const;
+export type Scope = (typeof SCOPES)[number];
+type Role = 'user' | 'reviewer' | 'admin';
+
+/** What each scope allows, in words for the key form. */
+export const SCOPE_LABELS: Record<Scope, string> = {
+  'agents:run': 'Run agents and chats (stream, generate, list suspended runs, threads)',
+  'decisions:write': 'Approve, decline and answer tool calls',
+  'inbox:read': 'Read the approval inbox',
+  'audit:read': 'Read the audit log',
+};
+
+/**
+ * The scopes a person of `role` may put on a key: what their role may do anyway. users: agents:run,
+ * decisions:write; reviewers add inbox:read; admins add audit:read.
+ */
+export function scopesForRole(role: Role): Scope[] {
+  if (role === 'admin') return [...SCOPES];
+  if (role === 'reviewer') return ['agents:run', 'decisions:write', 'inbox:read'];
+  return ['agents:run', 'decisions:write'];
+}
+
+/** Agents routes that decide or answer a paused call, rather than start or read runs. */
+const DECIDING_AGENT_ROUTES = new Set([
+  'approve-tool-call',
+  'decline-tool-call',
+  'approve-tool-call-generate',
+  'decline-tool-call-generate',
+  'resume-stream',
+  'send-tool-approval',
+]);
+
+/**
+ * The scope an API request with a key needs, from its path (`/api/...`):
+ * - `agents:run`: /api/agents/{id}/stream, generate, suspended-runs; /api/chat/*; /api/threads/*
+ * - `decisions:write`: the agents routes that approve, decline or resume, and /api/runs/…/decision, /resume
+ * - `inbox:read`: /api/inbox/*; `audit:read`: /api/audit/*
+ * @returns the scope, or null for routes no key may use (key management, user administration,
+ *   anything unknown): those need a signed-in session
+ */
+export function scopeForPath(pathname: string): Scope | null {
+  const parts = pathname.split('/').filter(Boolean);
+  if (parts[0] !== 'api') return null;
+  switch (parts[1]) {
+    case 'agents':
+      return DECIDING_AGENT_ROUTES.has(parts[3] ?? '') ? 'decisions:write' : 'agents:run';
+    case 'chat':
+    case 'threads':
+      return 'agents:run';
+    case 'runs':
+      return 'decisions:write';
+    case 'inbox':
+      return 'inbox:read';
+    case 'audit':
+      return 'audit:read';
+    default:
+      return null;
+  }
+}

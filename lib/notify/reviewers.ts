@@ -1,0 +1,137 @@
+import 'server-only';
+import type { Sensitivity } from '@/lib/agent/tool';
+import { describeToolCall, policyText, summarizeArgs } from '@/components/ui/describe';
+import { env } from '@/lib/env';
+import type { PrismaClient } from '@/lib/generated/prisma/client';
+import { prisma } from '@/lib/store/db';
+import { sendMail, type Mail } from './mailer';
+import { MASK, redactArgs } from './redact';
+
+/**
+ * Something reviewers should hear about, by pending call: it needs a reviewer (sent once the pause
+ * is committed), or it became overdue. Only ids: a queued job can carry it as is.
+ */
+export interface ReviewEvent {
+  kind: 'needs-review' | 'overdue';
+  pendingCallId: string;
+}
+
+export type NotifyOutcome =
+  | { status: 'sent'; to: string[]; via: 'smtp' | 'dev-mailbox' }
+  /** This (call, kind) was notified already (or is being notified by another server). */
+  | { status: 'duplicate' }
+  /** The call is unknown or no longer waiting: nothing to say. */
+  | { status: 'not-pending' }
+  | { status: 'no-recipients' };
+
+interface CallRow {
+  id: string;
+  status: string;
+  kind: string;
+  toolName: string;
+  args: unknown;
+  policy: string;
+  agentId: string;
+  chain: string[];
+  requestedBy: string;
+  createdAt: Date;
+  requesterName: string | null;
+  requesterEmail: string | null;
+}
+
+/** The sensitivity marker of a tool, looked up by name among the app's agents (lazily: they import this module's caller). */
+async function appSensitivity(toolName: string): Promise<Sensitivity | undefined> {
+  const { allAgents } = await import('@/lib/runs/agents');
+  for (const agent of allAgents()) {
+    const tool = agent.tools.get(toolName);
+    if (tool) return tool.sensitive;
+  }
+  return undefined;
+}
+
+/** The public base URL for links in mail (APP_URL, else BETTER_AUTH_URL, else localhost:3000), without a trailing slash. */
+export function appUrl(): string {
+  const { APP_URL, BETTER_AUTH_URL } = env();
+  return (APP_URL ?? BETTER_AUTH_URL ?? 'http://localhost:3000').replace(/\/+$/, '');
+}
+
+/**
+ * The email about one call: what it does, who asked, through which agents, why it waits, and a
+ * deep link to it in the inbox. Argument values of fields the tool marks sensitive are masked in
+ * the subject and the body (the inbox, behind sign-in, shows them).
+ */
+export function reviewMail(call: CallRow, kind: ReviewEvent['kind'], to: string[], sensitive: Sensitivity | undefined): Mail {
+  const args = redactArgs(call.args, sensitive);
+  const what = describeToolCall(call.toolName, args);
+  const requester = call.requesterEmail ? `${call.requesterName ?? call.requestedBy} <${call.requesterEmail}>` : call.requestedBy;
+  const chain = call.chain.length > 0 ? call.chain.join(' › ') : `${call.agentId} › ${call.toolName}`;
+  const link = `${appUrl()}/inbox?call=${encodeURIComponent(call.id)}`;
+  const lines = [
+    kind === 'overdue' ? `This call is overdue: it still waits for a reviewer.` : `A call waits for a reviewer.`,
+    '',
+    `What: ${what}`,
+    `Tool: ${call.toolName} (${chain})`,
+    `Arguments: ${summarizeArgs(args, 500) || 'none'}`,
+    `Asked by: ${requester}`,
+    `Asked at: ${call.createdAt.toISOString()} (UTC)`,
+    `Why it waits: ${policyText(call.policy)}`,
+    '',
+    `Open it in the inbox: ${link}`,
+  ];
+  if (sensitive) lines.push('', `Values the tool marks sensitive are hidden here (${MASK}); the inbox shows them.`);
+  return { to, subject: `${kind === 'overdue' ? 'Overdue' : 'Approval needed'}: ${what}`, text: `${lines.join('\n')}\n` };
+}
+
+/**
+ * Emails the reviewers about a call: every account with the reviewer role except the requester
+ * (who may not decide it). Idempotent per (call, kind): a row in `notification_deliveries` claims
+ * the sending, so several servers or a retried job send it once; when sending fails the claim is
+ * released and the error thrown, so a retry can send it. Safe to run after the pause is committed,
+ * in the background or as a queued job.
+ *
+ * @param deps.sensitivity how to find a tool's sensitivity marker (default: the app's agents)
+ * @throws the mail transport's error (claim released)
+ */
+export async function notifyReviewers(
+  event: ReviewEvent,
+  deps: { db?: PrismaClient; sensitivity?: (toolName: string) => Promise<Sensitivity | undefined> | Sensitivity | undefined } = {},
+): Promise<NotifyOutcome> {
+  const db = deps.db ?? prisma();
+  const [call] = await db.$queryRaw<CallRow[]>`
+    SELECT p.id, p.status, p.kind, p.tool_name AS "toolName", p.args, p.policy, p.agent_id AS "agentId", p.chain,
+      p.requested_by AS "requestedBy", p.created_at AS "createdAt", u.name AS "requesterName", u.email AS "requesterEmail"
+    FROM pending_tool_calls p LEFT JOIN users u ON u.id = p.requested_by
+    WHERE p.id = ${event.pendingCallId}`;
+  if (!call || call.status !== 'pending') return { status: 'not-pending' };
+  const reviewers = await db.user.findMany({ where: { role: 'reviewer', id: { not: call.requestedBy } }, select: { email: true }, orderBy: { email: 'asc' } });
+  const to = reviewers.map((reviewer) => reviewer.email);
+  if (to.length === 0) return { status: 'no-recipients' };
+
+  const claimed = await db.$executeRaw`
+    INSERT INTO notification_deliveries (pending_call_id, kind, recipients) VALUES (${call.id}, ${event.kind}, ${to})
+    ON CONFLICT (pending_call_id, kind) DO NOTHING`;
+  if (claimed === 0) return { status: 'duplicate' };
+  try {
+    const sensitive = await (deps.sensitivity ?? appSensitivity)(call.toolName);
+    const sent = await sendMail(reviewMail(call, event.kind, to, sensitive), db);
+    await db.$executeRaw`UPDATE notification_deliveries SET sent_at = now() WHERE pending_call_id = ${call.id} AND kind = ${event.kind}`;
+    return { status: 'sent', to, via: sent.via };
+  } catch (error) {
+    await db.$executeRaw`DELETE FROM notification_deliveries WHERE pending_call_id = ${call.id} AND kind = ${event.kind} AND sent_at IS NULL`;
+    throw error;
+  }
+}
+
+/**
+ * The hook the store calls once a pause is committed: each new approval that only a reviewer may
+ * decide gets a `needs-review` email, sent in the background (a failure is logged, never thrown
+ * into the run). When a job queue exists, enqueue `notifyReviewers(event)` here instead.
+ */
+export function afterPause(calls: readonly { id: string; kind: string; approvers: string }[]): void {
+  for (const call of calls) {
+    if (call.kind !== 'approval' || call.approvers !== 'reviewer') continue;
+    notifyReviewers({ kind: 'needs-review', pendingCallId: call.id }).catch((error: unknown) => {
+      console.error(`[notify] email about call ${call.id} failed:`, error instanceof Error ? error.message : error);
+    });
+  }
+}

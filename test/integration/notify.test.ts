@@ -1,0 +1,127 @@
+import type { AddressInfo } from 'node:net';
+import { simpleParser, type ParsedMail } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Agent } from '../../lib/agent/agent';
+import type { NewPendingCall } from '../../lib/agent/store';
+import { seed } from '../../lib/demo/seed';
+import { createOpsTools } from '../../lib/demo/tools';
+import type { PrismaClient } from '../../lib/generated/prisma/client';
+import { ScriptedModel } from '../../lib/models/scripted';
+import { notifyReviewers } from '../../lib/notify/reviewers';
+import { createPrismaClient } from '../../lib/store/db';
+import { PrismaAgentStore } from '../../lib/store/prisma-store';
+import { collect, databaseUrl, newThreadId } from '../support/harness';
+
+/*
+ * Reviewer email, end to end below the HTTP layer: the store's after-pause hook names the new
+ * calls, notifyReviewers sends one mail per (call, kind) over real SMTP (smtp-server), masks the
+ * values a tool marks sensitive, releases its claim when the server is down, and keeps mail in the
+ * dev mailbox without SMTP_URL.
+ */
+
+let db: PrismaClient;
+let agent: Agent;
+const paused: NewPendingCall[] = [];
+const received: ParsedMail[] = [];
+let smtp: SMTPServer;
+let smtpPort: number;
+const saved = { SMTP_URL: process.env.SMTP_URL, APP_URL: process.env.APP_URL };
+
+beforeAll(async () => {
+  db = createPrismaClient(databaseUrl());
+  await seed(databaseUrl());
+  const tools = createOpsTools(db);
+  agent = new Agent({
+    id: 'ops-agent',
+    name: 'Ops agent',
+    instructions: 'test',
+    model: new ScriptedModel(),
+    tools,
+    store: new PrismaAgentStore(db, { afterSuspend: (calls) => paused.push(...calls) }),
+  });
+  smtp = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    onData(stream, _session, callback) {
+      simpleParser(stream).then((mail) => {
+        received.push(mail);
+        callback();
+      }, callback);
+    },
+  });
+  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+  smtpPort = (smtp.server.address() as AddressInfo).port;
+  process.env.APP_URL = 'https://countersign.example';
+});
+
+afterAll(async () => {
+  process.env.SMTP_URL = saved.SMTP_URL;
+  process.env.APP_URL = saved.APP_URL;
+  if (saved.SMTP_URL === undefined) delete process.env.SMTP_URL;
+  if (saved.APP_URL === undefined) delete process.env.APP_URL;
+  await new Promise<void>((resolve) => smtp.close(resolve));
+  await db.$disconnect();
+});
+
+const sensitivity = (toolName: string) => createOpsTools(db).find((tool) => tool.id === toolName)?.sensitive;
+
+/** Ada asks for a refund only a reviewer may approve; returns its pending call id. */
+async function refund(amount: number): Promise<string> {
+  paused.length = 0;
+  const started = await agent.stream(`/tool issue-refund {"orderId":"ord-1042","amount":${amount}}`, { threadId: newThreadId(), resourceId: 'user-ada' });
+  await collect(started.fullStream);
+  expect(await started.finishReason).toBe('suspended');
+  expect(paused.map((call) => [call.toolName, call.approvers])).toEqual([['issue-refund', 'reviewer']]);
+  return paused[0].id;
+}
+
+describe('reviewer email', () => {
+  it('the store names the new calls once the pause is saved; one mail per (call, kind) to the reviewers, sensitive values masked', async () => {
+    process.env.SMTP_URL = `smtp://127.0.0.1:${smtpPort}`;
+    const id = await refund(287.45);
+    // The hook ran after the row was committed: the call is there to be read.
+    expect(await db.pendingToolCall.count({ where: { id, status: 'pending' } })).toBe(1);
+
+    const before = received.length;
+    // Several servers (or retries) at once: exactly one sends.
+    const outcomes = await Promise.all(Array.from({ length: 5 }, () => notifyReviewers({ kind: 'needs-review', pendingCallId: id }, { db, sensitivity })));
+    expect(outcomes.filter((outcome) => outcome.status === 'sent')).toHaveLength(1);
+    expect(outcomes.filter((outcome) => outcome.status === 'duplicate')).toHaveLength(4);
+    await expect.poll(() => received.length).toBe(before + 1);
+    const mail = received.at(-1)!;
+    const to = (Array.isArray(mail.to) ? mail.to : [mail.to]).flatMap((address) => address?.value.map((value) => value.address) ?? []);
+    expect(to.sort()).toEqual(['rita@example.com', 'sam@example.com']);
+    expect(mail.subject).toContain('Approval needed');
+    expect(mail.text).toContain('ord-1042');
+    expect(mail.text).toContain('Ada');
+    expect(mail.text).toContain(`https://countersign.example/inbox?call=${encodeURIComponent(id)}`);
+    // The amount is marked sensitive: not in the subject, not in the body.
+    expect(`${mail.subject}\n${mail.text}`).not.toMatch(/287/);
+    expect(mail.text).toContain('amount: •••');
+    const row = await db.notificationDelivery.findUniqueOrThrow({ where: { pendingCallId_kind: { pendingCallId: id, kind: 'needs-review' } } });
+    expect(row.sentAt).not.toBeNull();
+
+    // Another kind of the same call is its own notification.
+    expect((await notifyReviewers({ kind: 'overdue', pendingCallId: id }, { db, sensitivity })).status).toBe('sent');
+    await expect.poll(() => received.at(-1)?.subject).toMatch(/^Overdue/);
+  });
+
+  it('a failed send releases the claim (a retry sends it); a decided call is not mailed; without SMTP_URL mail goes to the dev mailbox', async () => {
+    const id = await refund(333);
+    process.env.SMTP_URL = 'smtp://127.0.0.1:9'; // nothing listens there
+    await expect(notifyReviewers({ kind: 'needs-review', pendingCallId: id }, { db, sensitivity })).rejects.toThrow();
+    expect(await db.notificationDelivery.count({ where: { pendingCallId: id } })).toBe(0);
+
+    delete process.env.SMTP_URL;
+    const kept = await notifyReviewers({ kind: 'needs-review', pendingCallId: id }, { db, sensitivity });
+    expect(kept).toMatchObject({ status: 'sent', via: 'dev-mailbox' });
+    const [mail] = await db.devMail.findMany({ orderBy: { createdAt: 'desc' }, take: 1 });
+    expect(mail.to.sort()).toEqual(['rita@example.com', 'sam@example.com']);
+    expect(mail.text).not.toMatch(/333/);
+
+    await db.pendingToolCall.update({ where: { id }, data: { status: 'declined' } });
+    expect((await notifyReviewers({ kind: 'overdue', pendingCallId: id }, { db, sensitivity })).status).toBe('not-pending');
+    expect((await notifyReviewers({ kind: 'needs-review', pendingCallId: 'no-such-call' }, { db, sensitivity })).status).toBe('not-pending');
+  });
+});
