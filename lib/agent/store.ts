@@ -343,9 +343,9 @@ export interface AgentStore {
    * compare-and-set statement: only when the lease has run out, the run is `running` with a
    * state, no call of its tree is claimed or executing (`approved`, `resumed`, a child run
    * `waiting`), and no tool of its current step has started (`RunState.startedCalls`). The
-   * new lease lasts `leaseMs`. The events the dead process wrote after its last commit (the
-   * unfinished step: after the run's latest `start` or `step-finish`) are deleted in the same
-   * statement, so the log replays as if the step had not begun.
+   * new lease lasts `leaseMs`. The events of the unfinished step (from the log's last
+   * `step-start` that no `step-finish` follows) are deleted in the same statement, so the log
+   * replays as if the step had not begun.
    * @returns the run as taken over, or null when it is not (another server took it, or it must fail)
    */
   takeOverRun(input: { runId: string; leaseMs: number }): Promise<RunRecord | null>;

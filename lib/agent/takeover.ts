@@ -27,7 +27,7 @@ export async function takeOverRun(spec: AgentSpec, runId: string): Promise<Agent
   const state = run.state;
   return launch(spec, { id: run.id, messageId: run.messageId }, async (segment) => {
     const ctx = newRunContext(segment, spec, run, state);
-    emit(ctx, 'start', { messageId: run.messageId, threadId: run.threadId });
+    emit(ctx, 'start', { messageId: run.messageId, threadId: run.threadId, takeover: true });
     // A step whose waiting calls were all closed before the crash goes on with their outcomes.
     if (state.stepCalls.length > 0) await resumeStep(ctx, run);
     await runSteps(ctx);

@@ -627,8 +627,8 @@ export class PrismaAgentStore implements AgentStore {
   }
 
   async takeOverRun({ runId, leaseMs }: { runId: string; leaseMs: number }) {
-    // The unfinished step's events are those after the last point the dead process committed:
-    // the segment's `start` or the last `step-finish` (each written with, or before, a state write).
+    // The unfinished step's events: from the log's last `step-start` on, when no `step-finish`
+    // follows it (a model step writes nothing durable before its end).
     const [taken] = await this.db.$queryRaw<{ id: string }[]>`
       WITH taken AS (
         UPDATE runs r SET lease_expires_at = now() + make_interval(secs => ${seconds(leaseMs)}), updated_at = now()
@@ -639,12 +639,14 @@ export class PrismaAgentStore implements AgentStore {
             SELECT 1 FROM pending_tool_calls p WHERE p.root_run_id = r.id AND p.status IN ('approved', 'resumed', 'waiting'))
         RETURNING r.id
       ),
-      committed AS (
-        SELECT max(e.id) AS id FROM run_events e
-        WHERE e.run_id = ${runId} AND e.chunk ->> 'type' IN ('start', 'step-finish')
+      unfinished AS (
+        SELECT s.id FROM run_events s
+        WHERE s.run_id = ${runId} AND s.chunk ->> 'type' = 'step-start'
+          AND NOT EXISTS (SELECT 1 FROM run_events f WHERE f.run_id = s.run_id AND f.id > s.id AND f.chunk ->> 'type' = 'step-finish')
+        ORDER BY s.id DESC LIMIT 1
       ),
       dropped AS (
-        DELETE FROM run_events e USING taken, committed WHERE e.run_id = taken.id AND e.id > coalesce(committed.id, 0)
+        DELETE FROM run_events e USING taken, unfinished WHERE e.run_id = taken.id AND e.id >= unfinished.id
       )
       SELECT id FROM taken`;
     if (!taken) return null;
