@@ -127,9 +127,11 @@ export async function runSteps(ctx: RunContext): Promise<StepsResult> {
     }
     // Calls that need no approval run right away, even when others of the step wait. Before the
     // first starts, the step is committed with their ids: after a crash it is never run again.
+    // (A refused call's args could not be stored; its error outcome is what counts.)
     if (toRun.length > 0) {
       state.startedCalls = toRun.map((call) => call.toolCallId);
-      await withEvents(ctx, (events) => ctx.spec.store.saveRunState({ runId: ctx.run.id, state, events }));
+      const stepCalls = calls.map((call) => (refused.has(call.toolCallId) ? { ...call, args: null } : call));
+      await withEvents(ctx, (events) => ctx.spec.store.saveRunState({ runId: ctx.run.id, state: { ...state, stepCalls }, events }));
     }
     let delegationsWaiting = false;
     for (const call of toRun) {
