@@ -107,6 +107,20 @@ function moreApprovals(client: ChatMessage[], server: ChatMessage[]): boolean {
   return [...approvals(server)].some(([id, count]) => here.has(id) && count > here.get(id)!);
 }
 
+/** Wait before attaching again to a stream that broke off, in ms … */
+const RECONNECT_MS = 1_000;
+/** … and how often, at most, in a row: a run's lost process is noticed within 1.5 leases (15 s). */
+const MAX_RECONNECTS = 40;
+
+/**
+ * Whether an error is the answer's stream breaking off (the server died or the connection
+ * dropped) rather than an answer from the server: a failed fetch or read, never an API error.
+ */
+function isBrokenStream(error: Error): boolean {
+  if (parseApiError(error.message)) return false;
+  return error instanceof TypeError || /network|failed to fetch|terminated|load failed|connection/i.test(error.message);
+}
+
 /** Wait before opening the activity feed again after the server refused it (e.g. 404, 429), in ms. */
 const FEED_RETRY_MS = 5_000;
 
@@ -262,6 +276,7 @@ export function ChatView({ threadId, agentId, resumeOnMount, initialMessages, vi
     (text: string) => {
       const trimmed = text.trim();
       if (!trimmed || busy) return;
+      streamed.current = false;
       clearError();
       setUnsent(null);
       stickToBottom.current = true;
@@ -271,6 +286,34 @@ export function ChatView({ threadId, agentId, resumeOnMount, initialMessages, vi
     },
     [busy, clearError, sendMessage],
   );
+
+  // When the answer's stream breaks off (its server died), attach again (GET /api/chat/{id}/stream)
+  // until it is back — on any server, once another one has taken the run over — or nothing is
+  // active any more (then the transport fetches the server's copy). No user action is needed.
+  const streamed = useRef(false);
+  const reconnects = useRef(0);
+  const [reconnecting, setReconnecting] = useState(false);
+  useEffect(() => {
+    if (status === 'streaming') streamed.current = true;
+    if (status === 'ready') {
+      streamed.current = false;
+      reconnects.current = 0;
+      setReconnecting(false);
+    }
+  }, [status]);
+  useEffect(() => {
+    if (status !== 'error' || !error || !streamed.current || !isBrokenStream(error)) return;
+    if (reconnects.current >= MAX_RECONNECTS) {
+      setReconnecting(false);
+      return;
+    }
+    setReconnecting(true);
+    const timer = setTimeout(() => {
+      reconnects.current += 1;
+      void resumeStream();
+    }, RECONNECT_MS);
+    return () => clearTimeout(timer);
+  }, [status, error, resumeStream]);
 
   // Once the answer streams, the message was accepted. If the request fails before that, the
   // message never reached the thread: take it out of the list and give the text back.
@@ -371,7 +414,12 @@ export function ChatView({ threadId, agentId, resumeOnMount, initialMessages, vi
 
       <div className="mx-auto flex w-full max-w-3xl flex-col gap-2 px-4 pt-2 pb-4">
         {reviewerWait ? <ReviewerWait card={reviewerWait} /> : null}
-        {friendly ? (
+        {reconnecting && status !== 'ready' ? (
+          <p role="status" data-testid="chat-reconnecting" className="text-sm text-muted-foreground">
+            The connection dropped; reconnecting…
+          </p>
+        ) : null}
+        {friendly && !(reconnecting && status !== 'ready') ? (
           <ChatErrorBanner
             error={
               unsent !== null

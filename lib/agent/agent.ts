@@ -5,6 +5,7 @@ import { summariseChunks, type GenerateResult } from './generate';
 import { listSuspendedRuns, type SuspendedRun } from './pending';
 import { buildAgentSpec, findSpec, type AgentDefaultOptions, type AgentHooks, type AgentSpec } from './spec';
 import { startStream, type StreamOptions } from './start';
+import { takeOverRun } from './takeover';
 import type { AgentStore, SuspendedRunsQuery } from './store';
 import type { Actor, Tool } from './tool';
 
@@ -154,6 +155,17 @@ export class Agent {
    */
   expireDeadline(input: { runId: string; pendingCallId: string; reason: string }): Promise<AgentStreamResult | null> {
     return expireDeadline(this.spec, input);
+  }
+
+  /**
+   * Continues this agent's top-level run `runId` whose process died in a model step (takeover.ts):
+   * the step runs again here, streaming into the same assistant message. The recovery sweep calls it.
+   *
+   * @returns the continuation, or null when the run was not taken over (still owned, already taken,
+   *   or it cannot continue: a call claimed or a tool of its step started)
+   */
+  takeOverRun(runId: string): Promise<AgentStreamResult | null> {
+    return takeOverRun(this.spec, runId);
   }
 
   /** `approveToolCall`, returning the continuation's full result. */

@@ -16,7 +16,8 @@ export interface DecisionSummary {
 }
 
 export interface ChunkPayloads {
-  start: { messageId: string; threadId: string };
+  /** `takeover`: this segment continues a run whose process died; the unfinished step it runs again was dropped from the log. */
+  start: { messageId: string; threadId: string; takeover?: true };
   'step-start': { step: number };
   'text-start': { id: string };
   'text-delta': { id: string; text: string };

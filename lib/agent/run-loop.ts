@@ -125,7 +125,14 @@ export async function runSteps(ctx: RunContext): Promise<StepsResult> {
       if (twin) settle(ctx, call, alreadyPending(twin));
       else waiting.push(pendingRow(ctx, tool, call, { kind: 'approval', evaluation }));
     }
-    // Calls that need no approval run right away, even when others of the step wait.
+    // Calls that need no approval run right away, even when others of the step wait. Before the
+    // first starts, the step is committed with their ids: after a crash it is never run again.
+    // (A refused call's args could not be stored; its error outcome is what counts.)
+    if (toRun.length > 0) {
+      state.startedCalls = toRun.map((call) => call.toolCallId);
+      const stepCalls = calls.map((call) => (refused.has(call.toolCallId) ? { ...call, args: null } : call));
+      await withEvents(ctx, (events) => ctx.spec.store.saveRunState({ runId: ctx.run.id, state: { ...state, stepCalls }, events }));
+    }
     let delegationsWaiting = false;
     for (const call of toRun) {
       const tool = ctx.spec.tools.get(call.toolName)!;
@@ -260,6 +267,8 @@ async function delegate(ctx: RunContext, sub: AgentSpec, call: StepCall): Promis
 export async function pause(ctx: RunContext, waiting: NewPendingCall[]): Promise<boolean> {
   const chunks = waiting.map((row) => pendingChunk(ctx.run.id, row));
   const finish = ctx.isTop ? [makeChunk(ctx.run.id, 'finish', { finishReason: 'suspended' })] : [];
+  // The calls that ran have their outcomes in the saved step; what waits is a person's to decide.
+  ctx.state.startedCalls = undefined;
   const continues = await withEvents(ctx, (events) =>
     ctx.spec.store.suspendRun({ runId: ctx.run.id, state: ctx.state, pendingCalls: waiting, events: [...events, ...chunks], finalEvents: finish }),
   );
@@ -311,6 +320,7 @@ function appendToolResults(state: RunState, calls: StepCall[]) {
     })),
   });
   state.stepCalls = [];
+  state.startedCalls = undefined;
 }
 
 async function finish(ctx: RunContext) {

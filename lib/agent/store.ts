@@ -46,6 +46,12 @@ export interface RunState {
    * later step continued in another process treats `function` as "approval required" (fail closed).
    */
   requestApproval: 'always' | 'function' | 'never';
+  /**
+   * Ids of the current step's calls that started executing without a person's decision, written
+   * before the first of them starts. A run with any is never taken over after a crash (a tool is
+   * never run twice); it ends as interrupted instead. Cleared when the step's results are appended.
+   */
+  startedCalls?: string[];
 }
 
 /**
@@ -333,7 +339,18 @@ export interface AgentStore {
   /** Marks the top-level run as owned by a live process for `ms` more milliseconds. */
   renewLease(input: { runId: string; ms: number }): Promise<void>;
   /** Top-level runs with work in flight (running, or a claimed call executing) whose lease ran out before `before`. */
-  listAbandonedRuns(input: { before: Date; limit: number }): Promise<{ runId: string; threadId: string }[]>;
+  listAbandonedRuns(input: { before: Date; limit: number }): Promise<{ runId: string; threadId: string; agentId: string }[]>;
+  /**
+   * Takes over a top-level run whose process died in a model step (takeover.ts), in one
+   * compare-and-set statement: only when the lease has run out, the run is `running` with a
+   * state, no call of its tree is claimed or executing (`approved`, `resumed`, a child run
+   * `waiting`), and no tool of its current step has started (`RunState.startedCalls`). The
+   * new lease lasts `leaseMs`. The events of the unfinished step (from the log's last
+   * `step-start` that no `step-finish` follows) are deleted in the same statement, so the log
+   * replays as if the step had not begun.
+   * @returns the run as taken over, or null when it is not (another server took it, or it must fail)
+   */
+  takeOverRun(input: { runId: string; leaseMs: number }): Promise<RunRecord | null>;
   /**
    * For a tree whose process died, in one statement (after reads of the claimed calls and of the
    * top-level run's state and rows): claimed calls become `unknown` (never re-run), every unfinished

@@ -40,7 +40,8 @@ export async function findActiveSegment(
  * Replays a run's event log from `fromEventId` (inclusive) and follows it live until the active
  * segment's `finish` chunk (the first `finish` at or after `untilAfterEventId`), waking on
  * PostgreSQL NOTIFY. With `messageId`, only segments streaming into that message are replayed.
- * Cancelling the stream only stops reading.
+ * Cancelling the stream only stops reading. When a takeover (lib/agent/takeover.ts) drops a step
+ * this reader already got part of, the stream errors: the reader attaches again for a clean replay.
  */
 export function tailRunEvents(input: {
   runId: string;
@@ -50,6 +51,8 @@ export function tailRunEvents(input: {
 }): ReadableStream<AgentChunk> {
   let next = input.fromEventId;
   let currentMessageId: string | undefined;
+  // Whether this reader got a `step-start` with no `step-finish` yet (a takeover drops such a step).
+  let inUnfinishedStep = false;
   let wake: (() => void) | null = null;
   let unsubscribe: (() => void) | null = null;
   let cancelled = false;
@@ -73,6 +76,16 @@ export function tailRunEvents(input: {
             const chunk = event.chunk as unknown as AgentChunk;
             if (chunk.type === 'start') currentMessageId = chunk.payload.messageId;
             if (input.messageId && currentMessageId !== input.messageId) continue;
+            // Another server took the run over and dropped the unfinished step this reader already
+            // got part of: end the stream with an error, so the reader attaches again and replays
+            // the message as the log now has it (the step once, as it is run again).
+            if (chunk.type === 'start' && chunk.payload.takeover && inUnfinishedStep) {
+              unsubscribe?.();
+              controller.error(new Error('The run continues on another server; attach again to replay it.'));
+              return;
+            }
+            if (chunk.type === 'step-start') inUnfinishedStep = true;
+            if (chunk.type === 'step-finish') inUnfinishedStep = false;
             const closesSegment = chunk.type === 'finish' && event.id >= (input.untilAfterEventId ?? BigInt(0));
             // Earlier segments of the message end with their own `finish`; only the active one closes.
             if (chunk.type === 'finish' && !closesSegment) continue;

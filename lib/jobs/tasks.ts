@@ -31,7 +31,7 @@ const OVERDUE_GRACE_MS = 5_000;
 export function createTasks(deps: TaskDeps): TaskList {
   const recoverySweep: Task = async (_payload, helpers) => {
     try {
-      await sweepOnce({ db: deps.db, store: deps.store });
+      await sweepOnce({ db: deps.db, store: deps.store, agent: deps.agent });
       for (const pendingCallId of await listOverdueDeadlines(deps.db, { graceMs: OVERDUE_GRACE_MS, limit: 100 })) {
         await actOnDeadline({ db: deps.db, agent: deps.agent, pendingCallId }).catch((error) =>
           console.error(`[jobs] overdue deadline of ${pendingCallId} failed:`, error),

@@ -614,8 +614,8 @@ export class PrismaAgentStore implements AgentStore {
   }
 
   async listAbandonedRuns({ before, limit }: { before: Date; limit: number }) {
-    return this.db.$queryRaw<{ runId: string; threadId: string }[]>`
-      SELECT r.id AS "runId", r.thread_id AS "threadId"
+    return this.db.$queryRaw<{ runId: string; threadId: string; agentId: string }[]>`
+      SELECT r.id AS "runId", r.thread_id AS "threadId", r.agent_id AS "agentId"
       FROM runs r
       WHERE r.parent_run_id IS NULL
         AND r.lease_expires_at < ${before}
@@ -626,6 +626,33 @@ export class PrismaAgentStore implements AgentStore {
         )
       ORDER BY r.lease_expires_at
       LIMIT ${limit}`;
+  }
+
+  async takeOverRun({ runId, leaseMs }: { runId: string; leaseMs: number }) {
+    // The unfinished step's events: from the log's last `step-start` on, when no `step-finish`
+    // follows it (a model step writes nothing durable before its end).
+    const [taken] = await this.db.$queryRaw<{ id: string }[]>`
+      WITH taken AS (
+        UPDATE runs r SET lease_expires_at = now() + make_interval(secs => ${seconds(leaseMs)}), updated_at = now()
+        WHERE r.id = ${runId} AND r.parent_run_id IS NULL AND r.status = 'running' AND r.state IS NOT NULL
+          AND r.lease_expires_at <= now()
+          AND coalesce(jsonb_array_length(r.state -> 'startedCalls'), 0) = 0
+          AND NOT EXISTS (
+            SELECT 1 FROM pending_tool_calls p WHERE p.root_run_id = r.id AND p.status IN ('approved', 'resumed', 'waiting'))
+        RETURNING r.id
+      ),
+      unfinished AS (
+        SELECT s.id FROM run_events s
+        WHERE s.run_id = ${runId} AND s.chunk ->> 'type' = 'step-start'
+          AND NOT EXISTS (SELECT 1 FROM run_events f WHERE f.run_id = s.run_id AND f.id > s.id AND f.chunk ->> 'type' = 'step-finish')
+        ORDER BY s.id DESC LIMIT 1
+      ),
+      dropped AS (
+        DELETE FROM run_events e USING taken, unfinished WHERE e.run_id = taken.id AND e.id >= unfinished.id
+      )
+      SELECT id FROM taken`;
+    if (!taken) return null;
+    return toRunRecord(await this.db.run.findUniqueOrThrow({ where: { id: runId } }));
   }
 
   async markRunInterrupted({
