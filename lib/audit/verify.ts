@@ -1,4 +1,4 @@
-import type { PrismaClient } from '@/lib/generated/prisma/client';
+import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
 import { checkLinks, GENESIS, type BrokenLink, type ChainLink } from './chain';
 
 /** What a check of the audit hash chain found. */
@@ -19,15 +19,25 @@ const PAGE = 1_000;
 /**
  * Recomputes the whole audit hash chain from the rows as they are now (lib/audit/chain.ts): each
  * entry's content hash from its columns, each link from the one before, the numbering without
- * gaps, and that the last link is the chain head. Reads page by page (1,000 links).
+ * gaps, and that the last link is the chain head. Reads page by page (1,000 links), all in one
+ * read-only REPEATABLE READ transaction: one snapshot, so decisions written while it reads (the head
+ * moving on) are neither half-seen nor reported as broken links.
  * @returns the report; `firstBroken` names the first entry whose link does not hold
  */
 export async function verifyAuditChain(db: PrismaClient): Promise<ChainReport> {
+  return db.$transaction(
+    async (tx) => {
+      await tx.$executeRaw`SET TRANSACTION READ ONLY`;
+      return verifySnapshot(tx);
+    },
+    { isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead, maxWait: 10_000, timeout: 10 * 60_000 },
+  );
+}
+
+async function verifySnapshot(db: Prisma.TransactionClient): Promise<ChainReport> {
   const head = await db.auditChainHead.findUnique({ where: { id: 1 } });
-  const [legacyDecisions, legacyEvents] = await Promise.all([
-    db.decision.count({ where: { chainSeq: null } }),
-    db.auditEvent.count({ where: { chainSeq: null } }),
-  ]);
+  const legacyDecisions = await db.decision.count({ where: { chainSeq: null } });
+  const legacyEvents = await db.auditEvent.count({ where: { chainSeq: null } });
   let state = { seq: 0n, hash: GENESIS };
   let checked = 0;
   const report = (firstBroken: BrokenLink | null): ChainReport => ({
@@ -39,10 +49,8 @@ export async function verifyAuditChain(db: PrismaClient): Promise<ChainReport> {
   });
   for (;;) {
     const range = { gt: state.seq, lte: state.seq + BigInt(PAGE) };
-    const [decisions, events] = await Promise.all([
-      db.decision.findMany({ where: { chainSeq: range }, orderBy: { chainSeq: 'asc' } }),
-      db.auditEvent.findMany({ where: { chainSeq: range }, orderBy: { chainSeq: 'asc' } }),
-    ]);
+    const decisions = await db.decision.findMany({ where: { chainSeq: range }, orderBy: { chainSeq: 'asc' } });
+    const events = await db.auditEvent.findMany({ where: { chainSeq: range }, orderBy: { chainSeq: 'asc' } });
     const links: ChainLink[] = [
       ...decisions.map((row) => ({ seq: row.chainSeq!, contentHash: row.contentHash, prevHash: row.prevHash, hash: row.hash, table: 'decisions' as const, row })),
       ...events.map((row) => ({ seq: row.chainSeq!, contentHash: row.contentHash, prevHash: row.prevHash, hash: row.hash, table: 'audit_events' as const, row })),

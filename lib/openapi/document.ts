@@ -17,6 +17,8 @@ import { createKeySchema } from '@/lib/auth/api-keys';
 import { SCOPES } from '@/lib/auth/scopes';
 import { auditQuerySchema } from '@/lib/audit/queries';
 import { putPoliciesSchema } from '@/app/api/policies/schema';
+import { assignmentSchema } from '@/lib/inbox/assignment';
+import { noteSchema } from '@/lib/inbox/notes';
 import { inboxQuerySchema } from '@/lib/inbox/queries';
 import { signUpPolicySchema } from '@/lib/security/sign-up';
 
@@ -272,6 +274,35 @@ export const paths: ZodOpenApiPathsObject = {
       summary: 'How many calls wait for you, and the newest (badge, tab title, notifications)',
       ...access('inbox:read', 'reviewers and admins'),
       responses: { '200': json(anyObject('InboxCount', 'The count and the newest waiting call'), 'The count'), ...errors(401, 403) },
+    },
+  },
+  '/api/inbox/calls/{id}/context': {
+    get: {
+      tags: ['Inbox'],
+      summary: 'What the requester asked, the agent’s text before the call, and the facts its tool gives',
+      ...access('inbox:read', 'reviewers and admins'),
+      requestParams: pathParams('id'),
+      responses: { '200': json(anyObject('CallContext', 'The thread’s last messages before the call and the tool’s facts'), 'The context'), ...errors(401, 403, 404) },
+    },
+  },
+  '/api/inbox/calls/{id}/assignment': {
+    post: {
+      tags: ['Inbox'],
+      summary: 'Claim, release or assign a waiting call (409 ASSIGNMENT_CHANGED when someone else changed it first)',
+      ...access('inbox:read', 'reviewers and admins'),
+      requestParams: pathParams('id'),
+      requestBody: body(assignmentSchema),
+      responses: { '200': json(anyObject('Assignment', 'The call’s assignee after the change'), 'Assigned'), ...errors(400, 401, 403, 404, 409, 422) },
+    },
+  },
+  '/api/inbox/calls/{id}/notes': {
+    post: {
+      tags: ['Inbox'],
+      summary: 'A note on a waiting call, or a question sent into the requester’s chat, without deciding',
+      ...access('inbox:read', 'reviewers and admins'),
+      requestParams: pathParams('id'),
+      requestBody: body(noteSchema),
+      responses: { '201': json(anyObject('CallNote', 'The note as stored'), 'Added'), ...errors(400, 401, 403, 404, 409) },
     },
   },
   '/api/policies': {

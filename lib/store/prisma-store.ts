@@ -571,12 +571,28 @@ export class PrismaAgentStore implements AgentStore {
         UPDATE pending_tool_calls p SET approved_by = array_append(p.approved_by, ${actor.id})
         WHERE p.id = ${input.pendingCallId} AND p.status = 'pending' AND p.quorum IS NOT NULL
           AND NOT (${actor.id}::text = ANY(p.approved_by)) AND cardinality(p.approved_by) < p.quorum
-        RETURNING p.id, p.run_id, p.tool_call_id, p.fingerprint, p.args, p.quorum, p.approved_by
+        RETURNING p.id, p.run_id, p.tool_call_id, p.tool_name, p.fingerprint, p.args, p.quorum, p.approved_by
+      ),
+      counted AS (SELECT * FROM vote v WHERE cardinality(v.approved_by) < v.quorum),
+      -- A vote is a link of the audit hash chain too, built as the claim builds a decision's link.
+      stamp AS (SELECT now()::timestamptz(3) AS at),
+      link AS (
+        SELECT encode(sha256(convert_to(countersign_decision_content(${input.decisionId}, v.id, v.run_id, v.tool_call_id, v.tool_name,
+          'vote', true, NULL::text, ${actor.id}, ${actor.role}, v.fingerprint, NULL::text, ${decisionDataHash({ editedArgs: null, resumeData: null })}, stamp.at), 'UTF8')), 'hex') AS content_hash
+        FROM counted v CROSS JOIN stamp
+      ),
+      head AS (
+        UPDATE audit_chain_head h SET seq = h.seq + 1, prev_hash = h.hash,
+          hash = encode(sha256(decode(h.hash, 'hex') || decode(link.content_hash, 'hex')), 'hex')
+        FROM link WHERE h.id = 1
+        RETURNING h.seq, h.prev_hash, h.hash, link.content_hash
       ),
       record AS (
-        INSERT INTO decisions (id, pending_call_id, run_id, tool_call_id, kind, approved, reason, actor_id, actor_role, fingerprint, args)
-        SELECT ${input.decisionId}, v.id, v.run_id, v.tool_call_id, 'vote', true, NULL, ${actor.id}, ${actor.role}, v.fingerprint, v.args
-        FROM vote v WHERE cardinality(v.approved_by) < v.quorum
+        INSERT INTO decisions (id, pending_call_id, run_id, tool_call_id, kind, approved, reason, actor_id, actor_role, fingerprint, args,
+          created_at, tool_name, chain_seq, content_hash, prev_hash, hash)
+        SELECT ${input.decisionId}, v.id, v.run_id, v.tool_call_id, 'vote', true, NULL, ${actor.id}, ${actor.role}, v.fingerprint, v.args,
+          stamp.at, v.tool_name, head.seq, head.content_hash, head.prev_hash, head.hash
+        FROM counted v CROSS JOIN stamp LEFT JOIN head ON true
       ),
       events AS (
         INSERT INTO run_events (run_id, chunk)

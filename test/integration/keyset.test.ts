@@ -34,10 +34,12 @@ beforeAll(async () => {
       timestamptz '2026-01-01 00:00:00+00' + (g / 3) * interval '1 second'
     FROM generate_series(1, ${PENDING}) g`;
   await db.$executeRaw`
-    INSERT INTO decisions (id, pending_call_id, run_id, tool_call_id, kind, approved, actor_id, actor_role, fingerprint, args, created_at)
+    INSERT INTO decisions (id, pending_call_id, run_id, tool_call_id, kind, approved, actor_id, actor_role, fingerprint, args, created_at, chain_seq, hash)
     SELECT 'd-' || lpad(g::text, 6, '0'), 'p-000010', 'r-keyset', 'c-10', 'approval', true,
       CASE WHEN g % 2 = 0 THEN 'reviewer-rita' ELSE 'reviewer-sam' END, 'reviewer', 'f', '{}',
-      timestamptz '2026-01-01 00:00:00+00' + (g / 3) * interval '1 second'
+      timestamptz '2026-01-01 00:00:00+00' + (g / 3) * interval '1 second',
+      -- Placeholder links: this scratch database tests paging, not the audit chain (audit-chain.test.ts does).
+      g, repeat('0', 64)
     FROM generate_series(1, ${DECISIONS}) g`;
   await db.$executeRaw`ANALYZE pending_tool_calls`;
   await db.$executeRaw`ANALYZE decisions`;

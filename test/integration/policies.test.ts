@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { decisionContent, type DecisionRow } from '../../lib/audit/chain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentChunk } from '../../lib/agent/chunks';
 import { auditQuerySchema, listAudit } from '../../lib/audit/queries';
@@ -239,6 +241,11 @@ describe('quorum: N distinct reviewers approve; one decline ends it', () => {
       expect([...row.approvedBy].sort()).toEqual(reviewers.map((r) => r.id).sort());
       const decisions = await a.db.decision.findMany({ where: { pendingCallId: row.id } });
       expect(decisions.map((d) => d.kind).sort()).toEqual(['approval', 'vote', 'vote']);
+      // Each vote is a link of the audit hash chain, its content hash recomputable from the row.
+      for (const decision of decisions) {
+        expect(decision.chainSeq).not.toBeNull();
+        expect(decision.contentHash).toBe(createHash('sha256').update(decisionContent(decision as DecisionRow)).digest('hex'));
+      }
       // What the requester's chat reads: the card with "2 of 3" before the last vote.
       const logged = (await a.db.runEvent.findMany({ where: { runId: run.runId }, orderBy: { id: 'asc' } })).map((e) => e.chunk as unknown as AgentChunk);
       expect(only(logged, 'tool-call-approval').map((chunk) => chunk.payload.approvals ?? 0)).toEqual([0, 1, 2]);
