@@ -41,7 +41,8 @@ export default defineConfig({
   webServer: {
     command: 'npx tsx scripts/e2e-server.ts',
     url: `http://127.0.0.1:${E2E_PORT}/api/health`,
-    timeout: 300_000,
+    // The production build runs inside this start-up (about 2–5 min on 2 cores).
+    timeout: 600_000,
     reuseExistingServer: false,
     stdout: 'pipe',
   },

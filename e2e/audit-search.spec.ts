@@ -38,7 +38,7 @@ test.describe('audit search', () => {
     await page.goto('/audit');
     await page.getByTestId('inbox-filters-toggle').click();
     await page.getByLabel('Decided by', { exact: true }).fill(quinn.email.slice(0, 20).toUpperCase());
-    await page.getByLabel('Requester', { exact: true }).fill(`grace ${tag}`);
+    await page.getByRole('textbox', { name: 'Requester', exact: true }).fill(`grace ${tag}`);
     await page.getByTestId('inbox-filters-apply').click();
     await expect(page).toHaveURL(/\/audit\?.*person=/);
     const rows = page.getByTestId('audit-row');

@@ -15,7 +15,8 @@ test.describe('deadlines', () => {
     await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
 
     await db.query(
-      `UPDATE pending_tool_calls SET deadline_at = created_at + interval '4 seconds', deadline_action = 'decline'
+      // As a rule with a 4-second deadline and no stated reason would (replacing the demo policy's 10 minutes).
+      `UPDATE pending_tool_calls SET deadline_at = created_at + interval '4 seconds', deadline_action = 'decline', deadline_reason = NULL
        WHERE root_tool_call_id = $1 AND status = 'pending'`,
       [callId],
     );

@@ -72,7 +72,7 @@ test.describe('inbox history and search', () => {
     await page.getByTestId('inbox-filters-toggle').click();
     await expect(page.getByTestId('inbox-filters-toggle')).toHaveAttribute('aria-expanded', 'true');
     await checkAccessible(page, 'inbox-done-filters');
-    await page.getByLabel('Requester', { exact: true }).fill(grace.email.toUpperCase().slice(0, 20));
+    await page.getByRole('textbox', { name: 'Requester', exact: true }).fill(grace.email.toUpperCase().slice(0, 20));
     await page.getByLabel('Outcome', { exact: true }).selectOption('decline');
     await page.getByTestId('inbox-filters-apply').click();
     await expect(page).toHaveURL(/view=done/);
@@ -140,7 +140,7 @@ test.describe('inbox history and search', () => {
     await page.locator('#inbox-search').fill('');
 
     await page.getByTestId('inbox-filters-toggle').click();
-    await page.getByLabel('Requester', { exact: true }).fill(`grace ${tag}`);
+    await page.getByRole('textbox', { name: 'Requester', exact: true }).fill(`grace ${tag}`);
     await page.getByLabel('Tool', { exact: true }).selectOption('send-email');
     await page.getByTestId('inbox-filters-apply').click();
     await expect(page).toHaveURL(/toolName=send-email/);

@@ -41,7 +41,7 @@ function outcome(entry: AuditEntry): { label: string; tone: 'success' | 'danger'
 
 /** "What": the tool's one-line description of the call, from the arguments the decider saw. */
 function what(entry: AuditEntry): string {
-  return describeToolCall(entry.toolName, entry.args);
+  return entry.description?.title ?? describeToolCall(entry.toolName, entry.args);
 }
 
 /** Where the call was asked: the read-only transcript, at its run. */

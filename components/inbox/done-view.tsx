@@ -125,7 +125,7 @@ export function DoneView({ entries, nextCursor, olderPage, filters, filterError,
                     <RelativeTime iso={entry.at} className="ml-auto shrink-0 text-xs text-muted-foreground" />
                   </div>
                   <p className="min-w-0 text-sm break-words">
-                    <bdi>{describeToolCall(entry.toolName, entry.editedArgs ?? entry.args)}</bdi>
+                    <bdi>{entry.editedArgs ? describeToolCall(entry.toolName, entry.editedArgs) : (entry.description?.title ?? describeToolCall(entry.toolName, entry.args))}</bdi>
                   </p>
                   <p className="min-w-0 text-xs break-words text-muted-foreground" data-testid="done-who">
                     {label} by{' '}

@@ -11,6 +11,7 @@ const entry: AuditEntry = {
   approved: true,
   reason: null,
   toolName: 'issue-refund',
+  description: null,
   agentId: 'support',
   chain: [],
   runId: 'run-1',

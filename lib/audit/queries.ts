@@ -5,6 +5,8 @@ import { afterPosition, decodeCursor, encodeCursor, type KeysetPosition } from '
 import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
 import { prisma } from '@/lib/store/db';
 import { listCallActivity, type CallActivityEntry } from '@/lib/inbox/notes';
+import type { ToolDescription } from '@/lib/agent/tool';
+import { describeAppCall } from '@/lib/chat/describe';
 
 /** Free text a person types into a filter: trimmed, empty means "no filter". */
 const filterText = z
@@ -78,6 +80,8 @@ export interface AuditEntry {
   approved: boolean | null;
   reason: string | null;
   toolName: string;
+  /** The tool's own description of the call (null: the UI builds a generic line from the args). */
+  description: ToolDescription | null;
   agentId: string;
   chain: string[];
   runId: string;
@@ -172,6 +176,7 @@ export async function listAudit(query: AuditQuery, db: PrismaClient = prisma()):
       approved: row.approved,
       reason: row.reason,
       toolName: row.toolName,
+      description: describeAppCall(row.toolName, row.args),
       agentId: row.agentId,
       chain: row.chain,
       runId: row.rootRunId,

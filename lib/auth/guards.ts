@@ -83,12 +83,10 @@ export const beforeAuthRoute = createAuthMiddleware(async (ctx) => {
     if (refusal) throw new APIError('FORBIDDEN', { code: refusal, message: 'Accounts can only be created with an email address of an allowed domain.' });
     // Who someone is (role, deactivation) is never taken from a sign-up body: such fields are
     // dropped (the admin plugin would refuse the whole request with 400), and the account is a user.
-    const body = { ...(ctx.body as Record<string, unknown>) };
-    if (['role', 'banned', 'banReason', 'banExpires'].some((key) => key in body)) {
-      // Set to undefined rather than deleted: the returned body is merged into the request's.
-      for (const key of ['role', 'banned', 'banReason', 'banExpires']) body[key] = undefined;
-      return { context: { body } };
-    }
+    // Removed from the request's own body object: a body returned from this hook would be merged
+    // into it, which can add or change fields but never remove one.
+    const body = (ctx.body ?? {}) as Record<string, unknown>;
+    for (const key of ['role', 'banned', 'banReason', 'banExpires']) delete body[key];
   }
   if (ctx.path === '/sign-in/email') {
     const until = await lockedUntil(accountKey(ctx.body?.email));
