@@ -1,9 +1,8 @@
 import type { APIRequestContext } from '@playwright/test';
 import { ACCOUNTS, contextAs, expect, signIn, test } from './support';
-import { E2E_PORT } from './config';
+import { BASE_URL } from './config';
 import { checkAccessible, DESKTOP, MOBILE } from './ui';
 
-const BASE_URL = `http://127.0.0.1:${E2E_PORT}`;
 const origin = { origin: BASE_URL };
 
 async function signInWith(request: APIRequestContext, email: string, password: string) {

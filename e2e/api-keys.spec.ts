@@ -1,9 +1,8 @@
 import { MastraClient } from '@mastra/client-js';
 import type { APIRequestContext } from '@playwright/test';
 import { ACCOUNTS, expect, signIn, test } from './support';
-import { E2E_PORT } from './config';
+import { BASE_URL } from './config';
 
-const BASE_URL = `http://127.0.0.1:${E2E_PORT}`;
 type Chunk = { type: string; runId: string; payload: Record<string, any> };
 
 /** Creates a key through /api/keys with the context's session. @returns the secret and the summary */

@@ -1,5 +1,5 @@
 import { startServer, type ExtraServer } from './servers';
-import { E2E_PORT } from './config';
+import { extraPort } from './config';
 import { ACCOUNTS, ChatPage, expect, signIn, test } from './support';
 import { checkAccessible, MOBILE } from './ui';
 
@@ -157,7 +157,7 @@ test.describe('chat: Markdown', () => {
 test.describe('chat: streaming after a decision', () => {
   let slow: ExtraServer;
   test.beforeAll(async () => {
-    slow = await startServer({ port: E2E_PORT + 8, env: { SCRIPTED_MODEL_DELAY_MS: '120' } });
+    slow = await startServer({ port: extraPort(8), env: { SCRIPTED_MODEL_DELAY_MS: '120' } });
   });
   test.afterAll(async () => {
     await slow?.kill();

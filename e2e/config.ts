@@ -1,8 +1,28 @@
-/** Where the end-to-end server listens and keeps its database (see scripts/e2e-server.ts). */
-export const E2E_PORT = Number(process.env.E2E_PORT ?? 3100);
-export const E2E_DB = { dir: '.data/pg-e2e', port: Number(process.env.E2E_PG_PORT ?? 54349) };
+/**
+ * Where an end-to-end server listens and keeps its database. Playwright runs the suite in several
+ * worker processes at once (E2E_WORKERS, default 2); each worker starts a stack of its own (an
+ * embedded PostgreSQL and a `next start` of the one build, see e2e/stack.ts), so tests in different
+ * workers never share rows, settings or ports. A worker's slot is Playwright's TEST_PARALLEL_INDEX
+ * (0, 1, …); slot n listens on E2E_PORT + 20·n (its extra servers on the 9 ports after it, see
+ * `extraPort`) and keeps PostgreSQL on E2E_PG_PORT + n, in `.data/pg-e2e-<that port>`.
+ */
+export const E2E_SLOT = Number(process.env.TEST_PARALLEL_INDEX ?? 0);
+export const E2E_PORT = Number(process.env.E2E_PORT ?? 3100) + 20 * E2E_SLOT;
+const E2E_PG_PORT = Number(process.env.E2E_PG_PORT ?? 54349) + E2E_SLOT;
+export const E2E_DB = { dir: `.data/pg-e2e-${E2E_PG_PORT}`, port: E2E_PG_PORT };
+/** An external database (E2E_DATABASE_URL, wiped at start) allows one worker only. */
 export const E2E_DATABASE_URL =
   process.env.E2E_DATABASE_URL ?? `postgresql://postgres:postgres@127.0.0.1:${E2E_DB.port}/countersign`;
+export const BASE_URL = `http://127.0.0.1:${E2E_PORT}`;
+
+/**
+ * The port of this worker's extra server number `n` (1–9): a second instance, a server with other
+ * settings, one to crash on purpose, a proxy.
+ */
+export function extraPort(n: number): number {
+  if (!Number.isInteger(n) || n < 1 || n > 9) throw new Error(`extra server number ${n} is not 1–9`);
+  return E2E_PORT + n;
+}
 
 /**
  * Environment of every end-to-end server: plain http on 127.0.0.1 (so cookies cannot be Secure),

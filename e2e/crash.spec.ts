@@ -2,7 +2,7 @@ import http from 'node:http';
 import { ACCOUNTS, contextAs, expect, sessionCookie, test } from './support';
 import { parseSse } from './sse';
 import { startServer, type ExtraServer } from './servers';
-import { E2E_PORT } from './config';
+import { BASE_URL, extraPort } from './config';
 
 type Chunk = { type: string; runId: string; payload: Record<string, any> };
 
@@ -80,9 +80,9 @@ test.describe('crashes (kill -9)', () => {
     test.setTimeout(120_000);
     // Server A streams slowly; the main test server (B) shares its database. The browser talks to
     // both through a failover proxy, as it would through a load balancer.
-    const a = await startServer({ port: E2E_PORT + 3, env: { SCRIPTED_MODEL_DELAY_MS: '300' } });
+    const a = await startServer({ port: extraPort(3), env: { SCRIPTED_MODEL_DELAY_MS: '300' } });
     servers.push(a);
-    const proxy = await startFailoverProxy({ port: E2E_PORT + 6, primary: a.url, fallback: `http://127.0.0.1:${E2E_PORT}` });
+    const proxy = await startFailoverProxy({ port: extraPort(6), primary: a.url, fallback: BASE_URL });
     closers.push(proxy.close);
     const threadId = `crash-${crypto.randomUUID()}`;
     await page.goto(`${proxy.url}/chat/${threadId}`);
@@ -124,7 +124,7 @@ test.describe('crashes (kill -9)', () => {
   });
 
   test('killed while a tool executes: the call becomes "outcome unknown", reviewers see it, it is never re-executed', async ({ db, browser }) => {
-    const server = await startServer({ port: E2E_PORT + 4, env: { DEMO_TOOL_DELAY_MS: '8000' } });
+    const server = await startServer({ port: extraPort(4), env: { DEMO_TOOL_DELAY_MS: '8000' } });
     servers.push(server);
     const cookie = await sessionCookie(ACCOUNTS.ada, server.url);
     const started = await fetch(`${server.url}/api/agents/ops-agent/stream`, {

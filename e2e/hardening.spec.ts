@@ -1,7 +1,7 @@
 import type { APIRequestContext } from '@playwright/test';
 import { ACCOUNTS, contextAs, expect, sessionCookie, test, type Db } from './support';
 import { startServer, type ExtraServer } from './servers';
-import { DEMO_PASSWORD, E2E_DATABASE_URL, E2E_PORT } from './config';
+import { BASE_URL, DEMO_PASSWORD, E2E_DATABASE_URL, extraPort } from './config';
 import { Agent } from '../lib/agent/agent';
 import { createOpsTools } from '../lib/demo/tools';
 import { ScriptedModel } from '../lib/models/scripted';
@@ -420,7 +420,7 @@ test.describe('limits and sign-in, on servers with tight settings', () => {
   let tight: ExtraServer;
   test.beforeAll(async () => {
     tight = await startServer({
-      port: E2E_PORT + 8,
+      port: extraPort(8),
       env: {
         SIGN_UP_ENABLED: 'true',
         SIGN_UP_EMAIL_DOMAINS: 'example.org',
@@ -587,7 +587,7 @@ test.describe('limits and sign-in, on servers with tight settings', () => {
 
 test('a server with an invalid setting exits at start-up instead of serving', async () => {
   const started = Date.now();
-  await expect(startServer({ port: E2E_PORT + 9, env: { SIGN_UP_ENABLED: 'yes' } })).rejects.toThrow(/did not start/);
+  await expect(startServer({ port: extraPort(9), env: { SIGN_UP_ENABLED: 'yes' } })).rejects.toThrow(/did not start/);
   // It exited by itself (startServer gives up on a live but silent server only after 30 s).
   expect(Date.now() - started).toBeLessThan(20_000);
 });
@@ -596,7 +596,7 @@ test.describe('sign-in limits per client address, behind a trusted proxy', () =>
   let proxied: ExtraServer;
   test.beforeAll(async () => {
     proxied = await startServer({
-      port: E2E_PORT + 9,
+      port: extraPort(9),
       env: { TRUSTED_PROXIES: '127.0.0.1', SIGN_IN_RATE_LIMIT_PER_MINUTE: '2', COUNTERSIGN_AUTH_RATE_LIMIT: 'on' },
     });
   });

@@ -562,9 +562,10 @@ test.describe('inbox: edit form from the tool’s schema, and the diff', () => {
     const admin = await alex.newPage();
     await admin.setViewportSize(MOBILE);
     await admin.goto('/audit?toolName=issue-refund');
-    // The row's own summary (its arguments hold a nested "Show JSON" disclosure).
-    await admin.locator('details').first().locator('summary').first().click();
-    const auditDiff = admin.locator('details').first().getByTestId('args-diff-row');
+    // This call's entry (at 390 px the audit is a list of items), opened by its toggle.
+    const item = admin.locator(`[data-testid="audit-item"][data-tool-call-id="${call.root_tool_call_id}"]`);
+    await item.getByTestId('audit-toggle').click();
+    const auditDiff = item.getByTestId('args-diff-row');
     await expect(auditDiff).toHaveAttribute('data-path', 'amount');
     await expect(auditDiff.locator('ins')).toHaveText('100');
     await screenshotBoth(admin, 'audit-edit-diff');

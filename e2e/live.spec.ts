@@ -1,6 +1,6 @@
 import { ACCOUNTS, contextAs, expect, test } from './support';
 import { startServer, type ExtraServer } from './servers';
-import { E2E_PORT } from './config';
+import { extraPort } from './config';
 
 test.describe('supervisor delegation in the browser', () => {
   test('the inbox shows the delegation chain; approving there lets the supervisor answer in the user’s chat', async ({ browser, chat, page }) => {
@@ -33,7 +33,7 @@ test.describe('supervisor delegation in the browser', () => {
 test.describe('two servers, one database', () => {
   let other: ExtraServer;
   test.beforeAll(async () => {
-    other = await startServer({ port: E2E_PORT + 5, env: { SCRIPTED_MODEL_DELAY_MS: '300' } });
+    other = await startServer({ port: extraPort(5), env: { SCRIPTED_MODEL_DELAY_MS: '300' } });
   });
   test.afterAll(async () => {
     await other?.kill();

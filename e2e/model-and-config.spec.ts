@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { anthropic, openai, startFakeProvider, type FakeProvider } from '../test/support/fake-provider';
-import { E2E_DATABASE_URL, E2E_PORT, E2E_SERVER_ENV } from './config';
+import { BASE_URL, E2E_DATABASE_URL, E2E_SERVER_ENV, extraPort } from './config';
 import { startServer, type ExtraServer } from './servers';
 import { parseSse } from './sse';
 import { ACCOUNTS, expect, signIn, test } from './support';
@@ -90,7 +90,7 @@ test.describe('a real provider that fails (a loopback server speaking its protoc
   test.beforeAll(async () => {
     fake = await startFakeProvider();
     server = await startServer({
-      port: E2E_PORT + 8,
+      port: extraPort(8),
       env: { OPENAI_COMPATIBLE_BASE_URL: `${fake.url}/v1`, MODEL: 'fake-model', OPENAI_COMPATIBLE_API_KEY: 'sk-e2e-SECRET' },
     });
   });
@@ -167,7 +167,7 @@ test.describe('starting `next start`: a bad environment stops it; a good one log
   /** Starts `next start` with `env` and waits for it to exit, or kills it once `until` shows in its output (or after 30 s). */
   function startWith(env: Record<string, string>, until?: string) {
     return new Promise<{ code: number | null; output: string }>((resolve) => {
-      const child = spawn(process.execPath, ['node_modules/next/dist/bin/next', 'start', '-p', String(E2E_PORT + 9), '-H', '127.0.0.1'], {
+      const child = spawn(process.execPath, ['node_modules/next/dist/bin/next', 'start', '-p', String(extraPort(9)), '-H', '127.0.0.1'], {
         env: { ...process.env, ...E2E_SERVER_ENV, DATABASE_URL: E2E_DATABASE_URL, NEXT_DIST_DIR: '.next-e2e', ...env },
       });
       let output = '';
@@ -213,7 +213,7 @@ test.describe('starting `next start`: a bad environment stops it; a good one log
 test.describe('Anthropic through a built server', () => {
   test('a refusal is shown to the user as such', async ({ playwright }) => {
     const fake = await startFakeProvider();
-    const server = await startServer({ port: E2E_PORT + 8, env: { ANTHROPIC_API_KEY: 'sk-ant-e2e', ANTHROPIC_BASE_URL: `${fake.url}/v1`, MODEL: 'claude-fake' } });
+    const server = await startServer({ port: extraPort(8), env: { ANTHROPIC_API_KEY: 'sk-ant-e2e', ANTHROPIC_BASE_URL: `${fake.url}/v1`, MODEL: 'claude-fake' } });
     try {
       const api = await playwright.request.newContext({ baseURL: server.url });
       await signIn(api, ACCOUNTS.ada, server.url);

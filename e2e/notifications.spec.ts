@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
-import { E2E_PORT } from './config';
+import { extraPort } from './config';
 import { startServer, type ExtraServer } from './servers';
 import { ACCOUNTS, contextAs, expect, test } from './support';
 import { checkAccessible, DESKTOP, MOBILE } from './ui';
@@ -99,11 +99,11 @@ test.describe('reviewer notifications', () => {
     });
     await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
     const port = (smtp.server.address() as AddressInfo).port;
-    const appUrl = `http://127.0.0.1:${E2E_PORT + 7}`;
+    const appUrl = `http://127.0.0.1:${extraPort(7)}`;
     let server: ExtraServer | undefined;
     try {
       server = await startServer({
-        port: E2E_PORT + 7,
+        port: extraPort(7),
         env: { SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_FROM: 'Countersign <inbox@countersign.test>', APP_URL: appUrl },
       });
       const amount = 271.83;

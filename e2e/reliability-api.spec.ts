@@ -1,7 +1,7 @@
 import { ACCOUNTS, expect, sessionCookie, test } from './support';
 import { parseSse } from './sse';
 import { startServer, type ExtraServer } from './servers';
-import { E2E_PORT } from './config';
+import { extraPort } from './config';
 
 type Chunk = { type: string; runId: string; payload: Record<string, any> };
 
@@ -23,7 +23,7 @@ async function pendingEmail(baseURL: string, subject: string) {
 test.describe('exactly-once decisions', () => {
   let second: ExtraServer;
   test.beforeAll(async () => {
-    second = await startServer({ port: E2E_PORT + 1 });
+    second = await startServer({ port: extraPort(1) });
   });
   test.afterAll(async () => {
     await second?.kill();
@@ -92,7 +92,7 @@ test.describe('exactly-once decisions', () => {
 test.describe('any server continues any run', () => {
   let other: ExtraServer;
   test.beforeAll(async () => {
-    other = await startServer({ port: E2E_PORT + 7 });
+    other = await startServer({ port: extraPort(7) });
   });
   test.afterAll(async () => {
     await other?.kill();
@@ -123,7 +123,7 @@ test.describe('any server continues any run', () => {
 test.describe('runs outlive their HTTP request', () => {
   let slow: ExtraServer;
   test.beforeAll(async () => {
-    slow = await startServer({ port: E2E_PORT + 2, env: { SCRIPTED_MODEL_DELAY_MS: '150' } });
+    slow = await startServer({ port: extraPort(2), env: { SCRIPTED_MODEL_DELAY_MS: '150' } });
   });
   test.afterAll(async () => {
     await slow?.kill();

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { ACCOUNTS, contextAs, expect, sessionCookie, test } from './support';
 import { parseSse } from './sse';
 import { startServer } from './servers';
-import { E2E_PORT } from './config';
+import { extraPort } from './config';
 
 type Chunk = { type: string; runId: string; payload: Record<string, any> };
 
@@ -113,13 +113,20 @@ test.describe('sign-in and roles', () => {
 });
 
 test.describe('no way in', () => {
-  test('every route handler under app/api answers 401 without a session (sign-in and health excepted)', async ({ playwright, baseURL }) => {
+  test('every route handler under app/api answers 401 without a session (sign-in, health and the API description excepted)', async ({ playwright, baseURL }) => {
     const anonymous = await playwright.request.newContext({ baseURL });
     const handlers = routeHandlers();
     expect(handlers.length).toBeGreaterThan(15);
+    // Public on purpose: the health check, and the OpenAPI document (like the /docs/api page it
+    // feeds, it describes routes and holds no data).
+    const PUBLIC = ['/api/health', '/api/openapi.json'];
+    for (const path of PUBLIC) {
+      expect(handlers.map((handler) => handler.path)).toContain(path);
+      expect((await anonymous.get(path)).status(), path).toBe(200);
+    }
     let checked = 0;
     for (const handler of handlers) {
-      if (handler.path.startsWith('/api/auth/') || handler.path === '/api/health') continue;
+      if (handler.path.startsWith('/api/auth/') || PUBLIC.includes(handler.path)) continue;
       for (const method of handler.methods) {
         const response = await anonymous.fetch(handler.path, { method, data: method === 'GET' ? undefined : {} });
         expect(response.status(), `${method} ${handler.path}`).toBe(401);
@@ -276,7 +283,7 @@ test.describe('CSRF and rate limits', () => {
   });
 
   test('POST /api/chat is rate-limited per user with 429 and Retry-After', async () => {
-    const server = await startServer({ port: E2E_PORT + 6, env: { CHAT_RATE_LIMIT_PER_MINUTE: '3' } });
+    const server = await startServer({ port: extraPort(6), env: { CHAT_RATE_LIMIT_PER_MINUTE: '3' } });
     try {
       const cookie = await sessionCookie(ACCOUNTS.sam, server.url);
       const statuses: number[] = [];

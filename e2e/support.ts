@@ -1,7 +1,8 @@
 import { expect, test as base, type APIRequestContext, type Browser, type Page } from '@playwright/test';
 import pg from 'pg';
 import { seed } from '../lib/demo/seed';
-import { ACCOUNTS, DEMO_PASSWORD, E2E_DATABASE_URL, E2E_PORT } from './config';
+import { ACCOUNTS, BASE_URL, DEMO_PASSWORD, E2E_DATABASE_URL } from './config';
+import { startStack } from './stack';
 
 /** Direct access to the test database, to assert on real rows. */
 export class Db {
@@ -75,8 +76,6 @@ export class ChatPage {
   }
 }
 
-const BASE_URL = `http://127.0.0.1:${E2E_PORT}`;
-
 /**
  * Signs a browser context or API context in (its cookie jar keeps the session).
  * @param email one of ACCOUNTS
@@ -116,7 +115,20 @@ export async function contextAs(browser: Browser, email: string) {
 
 export { ACCOUNTS };
 
-export const test = base.extend<{ db: Db; chat: ChatPage }>({
+export const test = base.extend<{ db: Db; chat: ChatPage }, { stack: string }>({
+  // Each worker runs its tests against a stack of its own (see e2e/config.ts), started before its
+  // first test and stopped after its last; a worker restarted after a failure starts a fresh one.
+  stack: [
+    async ({}, use) => {
+      const stack = await startStack();
+      await use(stack.url);
+      await stack.stop();
+    },
+    { scope: 'worker', auto: true, timeout: 180_000 },
+  ],
+  baseURL: async ({ stack }, use) => {
+    await use(stack);
+  },
   // Unless a test says otherwise, the browser and the API client act as Ada, an end user.
   page: async ({ page }, use) => {
     await signIn(page.request, ACCOUNTS.ada);

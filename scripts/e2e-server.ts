@@ -1,6 +1,8 @@
-// The server the Playwright tests run against: a fresh embedded PostgreSQL (or E2E_DATABASE_URL,
-// which is wiped), migrated and seeded, and a production build of the app on E2E_PORT.
-import { spawn, spawnSync } from 'node:child_process';
+// One end-to-end stack: a fresh embedded PostgreSQL (or E2E_DATABASE_URL, which is wiped), migrated
+// and seeded, and `next start` of the e2e build (.next-e2e, made by e2e/global-setup.ts) on this
+// worker's port (e2e/config.ts). Started by each Playwright worker (e2e/stack.ts); stops on SIGTERM,
+// when the server exits, or when the worker that started it is gone.
+import { spawn } from 'node:child_process';
 import { startEmbeddedPostgres } from '../lib/db/embedded';
 import { migrate } from '../lib/db/migrate';
 import { seed } from '../lib/demo/seed';
@@ -14,17 +16,15 @@ await migrate(db.url);
 await seed(db.url);
 
 const env = { ...process.env, ...E2E_SERVER_ENV, DATABASE_URL: db.url, NEXT_DIST_DIR: '.next-e2e' };
-const next = 'node_modules/next/dist/bin/next';
-if (!process.env.E2E_SKIP_BUILD) {
-  const build = spawnSync(process.execPath, [next, 'build'], { stdio: 'inherit', env });
-  if (build.status !== 0) {
-    await db.stop();
-    process.exit(build.status ?? 1);
-  }
-}
-const server = spawn(process.execPath, [next, 'start', '-p', String(E2E_PORT), '-H', '127.0.0.1'], { stdio: 'inherit', env });
+const server = spawn(process.execPath, ['node_modules/next/dist/bin/next', 'start', '-p', String(E2E_PORT), '-H', '127.0.0.1'], {
+  stdio: ['ignore', 'ignore', 'inherit'],
+  env,
+});
 
+let stopping = false;
 async function shutdown() {
+  if (stopping) return;
+  stopping = true;
   server.kill('SIGTERM');
   await db.stop().catch(() => {});
   process.exit(0);
@@ -32,3 +32,8 @@ async function shutdown() {
 process.on('SIGINT', () => void shutdown());
 process.on('SIGTERM', () => void shutdown());
 server.on('exit', () => void shutdown());
+// A worker killed outright cannot stop us: once we are re-parented, nobody will, so stop.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) void shutdown();
+}, 1_000).unref();

@@ -3,7 +3,7 @@ import { Skeleton } from '@/components/ui/skeleton';
 /** Shown while the inbox loads: rows and a detail pane in outline. */
 export default function Loading() {
   return (
-    <div className="flex h-dvh flex-col" aria-busy="true" aria-label="Loading inbox">
+    <div className="flex h-dvh flex-col" role="status" aria-busy="true" aria-label="Loading inbox">
       <div className="flex h-14 items-center gap-2 border-b border-border px-4">
         <Skeleton className="h-5 w-24" />
       </div>

@@ -58,7 +58,7 @@ export function CallContextPanel({ item, people, viewerId }: { item: InboxItem; 
 
   if (state.status === 'loading') {
     return (
-      <div className="flex flex-col gap-2" aria-busy="true" aria-label="Loading the context">
+      <div role="status" className="flex flex-col gap-2" aria-busy="true" aria-label="Loading the context">
         <Skeleton className="h-4 w-40" />
         <Skeleton className="h-12 w-full" />
       </div>

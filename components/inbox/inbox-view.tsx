@@ -320,9 +320,10 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
         <Signature className="size-5 text-primary" aria-hidden />
         <h1 className="flex min-w-0 flex-1 items-center gap-2 text-sm font-semibold">
           Inbox
-          <span className="rounded-full bg-muted px-2 py-0.5 text-xs font-medium text-muted-foreground" aria-label={`${counts.all} waiting`} data-testid="inbox-count">
+          <span className="rounded-full bg-muted px-2 py-0.5 text-xs font-medium text-muted-foreground" aria-hidden data-testid="inbox-count">
             {counts.all}
           </span>
+          <span className="sr-only">{counts.all} waiting</span>
         </h1>
         <ShortcutsDialog open={shortcutsOpen} onOpenChange={setShortcutsOpen} />
         <NotificationsButton />

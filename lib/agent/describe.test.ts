@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { callContext, describeCall } from './describe';
+import { callContext, describeCall, describeRedacted } from './describe';
 import { createTool } from './tool';
 
 const base = { id: 't', description: 'd', inputSchema: z.object({ n: z.number() }), execute: () => null };
@@ -19,6 +19,28 @@ describe('describeCall', () => {
     expect(describeCall(createTool({ ...base, describe: () => { throw new Error('boom'); } }), { n: 1 })).toBeNull();
     expect(describeCall(createTool({ ...base, describe: () => ({ title: ' ' }) }), { n: 1 })).toBeNull();
     expect(describeCall(createTool(base), { n: 1 })).toBeNull();
+  });
+});
+
+describe('describeRedacted', () => {
+  const refund = {
+    id: 'refund',
+    description: 'd',
+    inputSchema: z.object({ order: z.string(), amount: z.number().positive() }),
+    execute: () => null,
+    describe: ({ order, amount }: { order: string; amount: number | string }) => ({ title: `Refunds ${amount} on ${order}` }),
+  };
+
+  it('lets describe see the mask in place of each sensitive field, never the value', () => {
+    const tool = createTool({ ...refund, sensitive: ['amount'] });
+    expect(describeRedacted(tool, { order: 'o-1', amount: 271 }, '•••')?.title).toBe('Refunds ••• on o-1');
+    expect(describeRedacted(createTool({ ...refund, sensitive: true }), { order: 'o-1', amount: 271 }, '•••')?.title).toBe('Refunds ••• on •••');
+  });
+
+  it('checks the real values first, and describes a tool without sensitive fields as describeCall does', () => {
+    const tool = createTool({ ...refund, sensitive: ['amount'] });
+    expect(describeRedacted(tool, { order: 'o-1', amount: -1 }, '•••')).toBeNull();
+    expect(describeRedacted(createTool(refund), { order: 'o-1', amount: 271 }, '•••')?.title).toBe('Refunds 271 on o-1');
   });
 });
 

@@ -24,8 +24,14 @@ export function describeCall(tool: Tool | undefined, args: unknown): ToolDescrip
   if (!tool?.describe) return null;
   const parsed = tool.inputSchema.safeParse(args);
   if (!parsed.success) return null;
+  return checked(tool, parsed.data);
+}
+
+/** `tool.describe(args)` checked and cut to size (null when it throws or answers nothing usable). */
+function checked(tool: Tool, args: unknown): ToolDescription | null {
+  if (!tool.describe) return null;
   try {
-    const raw = tool.describe(parsed.data) as Partial<ToolDescription> | null | undefined;
+    const raw = tool.describe(args) as Partial<ToolDescription> | null | undefined;
     const title = text(raw?.title, MAX_TITLE);
     if (!title) return null;
     const summary = text(raw?.summary, MAX_SUMMARY);
@@ -34,6 +40,25 @@ export function describeCall(tool: Tool | undefined, args: unknown): ToolDescrip
   } catch {
     return null;
   }
+}
+
+/**
+ * A tool's description of a call for text that leaves the app (email): the args are checked with
+ * their real values, then `describe` sees `mask` (a string) in place of each field the tool marks
+ * sensitive (`sensitive: true`: every field), so no sensitive value can reach the text. A tool with
+ * sensitive fields should describe a masked value readably (e.g. a money formatter that passes
+ * strings through).
+ *
+ * @param mask what a hidden value shows instead, e.g. "•••"
+ * @returns as describeCall: null when the tool gives no usable description
+ */
+export function describeRedacted(tool: Tool | undefined, args: unknown, mask: string): ToolDescription | null {
+  if (!tool?.describe || !tool.sensitive) return describeCall(tool, args);
+  const parsed = tool.inputSchema.safeParse(args);
+  if (!parsed.success || typeof parsed.data !== 'object' || parsed.data === null || Array.isArray(parsed.data)) return null;
+  const hidden = tool.sensitive === true ? null : new Set(tool.sensitive);
+  const masked = Object.fromEntries(Object.entries(parsed.data).map(([key, value]) => [key, hidden === null || hidden.has(key) ? mask : value]));
+  return checked(tool, masked);
 }
 
 /**

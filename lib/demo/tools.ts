@@ -7,7 +7,9 @@ import { WEATHER } from './weather-data';
 /** `DEMO_TOOL_DELAY_MS` makes the side-effecting demo tools take that long (crash tests). */
 const toolDelay = () => new Promise((resolve) => setTimeout(resolve, env().DEMO_TOOL_DELAY_MS));
 
-const usd = (value: number) => new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(value);
+/** Dollars, e.g. "$250.00"; a string (a masked value in email, see describeRedacted) is shown as it is. */
+const usd = (value: number | string) =>
+  typeof value === 'string' ? value : new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(value);
 
 /**
  * The ops-agent's tools, acting on the seeded demo tables. Source: behaviour §9.

@@ -1,5 +1,6 @@
 import 'server-only';
-import type { Sensitivity } from '@/lib/agent/tool';
+import { describeRedacted } from '@/lib/agent/describe';
+import type { Tool } from '@/lib/agent/tool';
 import { describeToolCall, policyText, summarizeArgs } from '@/components/ui/describe';
 import { env } from '@/lib/env';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
@@ -39,12 +40,12 @@ interface CallRow {
   requesterEmail: string | null;
 }
 
-/** The sensitivity marker of a tool, looked up by name among the app's agents (lazily: they import this module's caller). */
-async function appSensitivity(toolName: string): Promise<Sensitivity | undefined> {
+/** A tool of the app's agents, by name (imported lazily: the agents import this module's caller). */
+async function appTool(toolName: string): Promise<Tool | undefined> {
   const { allAgents } = await import('@/lib/runs/agents');
   for (const agent of allAgents()) {
     const tool = agent.tools.get(toolName);
-    if (tool) return tool.sensitive;
+    if (tool) return tool;
   }
   return undefined;
 }
@@ -56,13 +57,17 @@ export function appUrl(): string {
 }
 
 /**
- * The email about one call: what it does, who asked, through which agents, why it waits, and a
- * deep link to it in the inbox. Argument values of fields the tool marks sensitive are masked in
- * the subject and the body (the inbox, behind sign-in, shows them).
+ * The email about one call: what it does (in the tool's own words when it describes itself), who
+ * asked, through which agents, why it waits, and a deep link to it in the inbox. Argument values of
+ * fields the tool marks sensitive are masked in the subject and the body (the inbox, behind sign-in,
+ * shows them): the tool's `describe` sees the mask in their place, never the value.
+ *
+ * @param tool the call's tool (undefined when the app no longer has it: the generic line is used)
  */
-export function reviewMail(call: CallRow, kind: ReviewEvent['kind'], to: string[], sensitive: Sensitivity | undefined): Mail {
+export function reviewMail(call: CallRow, kind: ReviewEvent['kind'], to: string[], tool: Tool | undefined): Mail {
+  const sensitive = tool?.sensitive;
   const args = redactArgs(call.args, sensitive);
-  const what = describeToolCall(call.toolName, args);
+  const what = describeRedacted(tool, call.args, MASK)?.title ?? describeToolCall(call.toolName, args);
   const requester = call.requesterEmail ? `${call.requesterName ?? call.requestedBy} <${call.requesterEmail}>` : call.requestedBy;
   const chain = call.chain.length > 0 ? call.chain.join(' › ') : `${call.agentId} › ${call.toolName}`;
   const link = `${appUrl()}/inbox?call=${encodeURIComponent(call.id)}`;
@@ -89,12 +94,12 @@ export function reviewMail(call: CallRow, kind: ReviewEvent['kind'], to: string[
  * released and the error thrown, so a retry can send it. Safe to run after the pause is committed,
  * in the background or as a queued job.
  *
- * @param deps.sensitivity how to find a tool's sensitivity marker (default: the app's agents)
+ * @param deps.tool how to find the call's tool, for its description and sensitive fields (default: the app's agents)
  * @throws the mail transport's error (claim released)
  */
 export async function notifyReviewers(
   event: ReviewEvent,
-  deps: { db?: PrismaClient; sensitivity?: (toolName: string) => Promise<Sensitivity | undefined> | Sensitivity | undefined } = {},
+  deps: { db?: PrismaClient; tool?: (toolName: string) => Promise<Tool | undefined> | Tool | undefined } = {},
 ): Promise<NotifyOutcome> {
   const db = deps.db ?? prisma();
   const [call] = await db.$queryRaw<CallRow[]>`
@@ -112,8 +117,8 @@ export async function notifyReviewers(
     ON CONFLICT (pending_call_id, kind) DO NOTHING`;
   if (claimed === 0) return { status: 'duplicate' };
   try {
-    const sensitive = await (deps.sensitivity ?? appSensitivity)(call.toolName);
-    const sent = await sendMail(reviewMail(call, event.kind, to, sensitive), db);
+    const tool = await (deps.tool ?? appTool)(call.toolName);
+    const sent = await sendMail(reviewMail(call, event.kind, to, tool), db);
     await db.$executeRaw`UPDATE notification_deliveries SET sent_at = now() WHERE pending_call_id = ${call.id} AND kind = ${event.kind}`;
     return { status: 'sent', to, via: sent.via };
   } catch (error) {

@@ -64,7 +64,7 @@ afterAll(async () => {
   await db.$disconnect();
 });
 
-const sensitivity = (toolName: string) => createOpsTools(db).find((tool) => tool.id === toolName)?.sensitive;
+const tool = (toolName: string) => createOpsTools(db).find((candidate) => candidate.id === toolName);
 
 /** Ada asks for a refund only a reviewer may approve; returns its pending call id. */
 async function refund(amount: number): Promise<string> {
@@ -85,14 +85,15 @@ describe('reviewer email', () => {
 
     const before = received.length;
     // Several servers (or retries) at once: exactly one sends.
-    const outcomes = await Promise.all(Array.from({ length: 5 }, () => notifyReviewers({ kind: 'needs-review', pendingCallId: id }, { db, sensitivity })));
+    const outcomes = await Promise.all(Array.from({ length: 5 }, () => notifyReviewers({ kind: 'needs-review', pendingCallId: id }, { db, tool })));
     expect(outcomes.filter((outcome) => outcome.status === 'sent')).toHaveLength(1);
     expect(outcomes.filter((outcome) => outcome.status === 'duplicate')).toHaveLength(4);
     await expect.poll(() => received.length).toBe(before + 1);
     const mail = received.at(-1)!;
     const to = (Array.isArray(mail.to) ? mail.to : [mail.to]).flatMap((address) => address?.value.map((value) => value.address) ?? []);
     expect(to.sort()).toEqual(['rita@example.com', 'sam@example.com']);
-    expect(mail.subject).toContain('Approval needed');
+    // In the tool's own words, with the masked amount in place of the value.
+    expect(mail.subject).toBe('Approval needed: Refunds ••• on order ord-1042');
     expect(mail.text).toContain('ord-1042');
     expect(mail.text).toContain('Ada');
     expect(mail.text).toContain(`https://countersign.example/inbox?call=${encodeURIComponent(id)}`);
@@ -103,25 +104,25 @@ describe('reviewer email', () => {
     expect(row.sentAt).not.toBeNull();
 
     // Another kind of the same call is its own notification.
-    expect((await notifyReviewers({ kind: 'overdue', pendingCallId: id }, { db, sensitivity })).status).toBe('sent');
+    expect((await notifyReviewers({ kind: 'overdue', pendingCallId: id }, { db, tool })).status).toBe('sent');
     await expect.poll(() => received.at(-1)?.subject).toMatch(/^Overdue/);
   });
 
   it('a failed send releases the claim (a retry sends it); a decided call is not mailed; without SMTP_URL mail goes to the dev mailbox', async () => {
     const id = await refund(333);
     process.env.SMTP_URL = 'smtp://127.0.0.1:9'; // nothing listens there
-    await expect(notifyReviewers({ kind: 'needs-review', pendingCallId: id }, { db, sensitivity })).rejects.toThrow();
+    await expect(notifyReviewers({ kind: 'needs-review', pendingCallId: id }, { db, tool })).rejects.toThrow();
     expect(await db.notificationDelivery.count({ where: { pendingCallId: id } })).toBe(0);
 
     delete process.env.SMTP_URL;
-    const kept = await notifyReviewers({ kind: 'needs-review', pendingCallId: id }, { db, sensitivity });
+    const kept = await notifyReviewers({ kind: 'needs-review', pendingCallId: id }, { db, tool });
     expect(kept).toMatchObject({ status: 'sent', via: 'dev-mailbox' });
     const [mail] = await db.devMail.findMany({ orderBy: { createdAt: 'desc' }, take: 1 });
     expect(mail.to.sort()).toEqual(['rita@example.com', 'sam@example.com']);
     expect(mail.text).not.toMatch(/333/);
 
     await db.pendingToolCall.update({ where: { id }, data: { status: 'declined' } });
-    expect((await notifyReviewers({ kind: 'overdue', pendingCallId: id }, { db, sensitivity })).status).toBe('not-pending');
-    expect((await notifyReviewers({ kind: 'needs-review', pendingCallId: 'no-such-call' }, { db, sensitivity })).status).toBe('not-pending');
+    expect((await notifyReviewers({ kind: 'overdue', pendingCallId: id }, { db, tool })).status).toBe('not-pending');
+    expect((await notifyReviewers({ kind: 'needs-review', pendingCallId: 'no-such-call' }, { db, tool })).status).toBe('not-pending');
   });
 });

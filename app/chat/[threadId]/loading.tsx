@@ -3,7 +3,7 @@ import { Skeleton } from '@/components/ui/skeleton';
 /** Shown while a thread loads: the shape of the chat, not a spinner. */
 export default function Loading() {
   return (
-    <div className="flex h-dvh" aria-busy="true" aria-label="Loading chat">
+    <div className="flex h-dvh" role="status" aria-busy="true" aria-label="Loading chat">
       <div className="hidden w-72 shrink-0 flex-col gap-2 border-r border-border bg-sidebar p-3 md:flex">
         <Skeleton className="h-8 w-32" />
         <Skeleton className="h-9 w-full" />

@@ -1,0 +1,17 @@
+import { spawnSync } from 'node:child_process';
+import { E2E_SERVER_ENV } from './config';
+
+/**
+ * Builds the app once for the whole suite (`next build` into .next-e2e), before the workers start
+ * their stacks; E2E_SKIP_BUILD=1 reuses the last build (when app code has not changed since).
+ */
+export default function globalSetup() {
+  if (process.env.E2E_SKIP_BUILD) return;
+  const started = Date.now();
+  const build = spawnSync(process.execPath, ['node_modules/next/dist/bin/next', 'build'], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, ...E2E_SERVER_ENV, NEXT_DIST_DIR: '.next-e2e' },
+  });
+  if (build.status !== 0) throw new Error(`next build failed (exit ${build.status}); run it alone to see why: NEXT_DIST_DIR=.next-e2e npx next build`);
+  console.log(`[e2e] built the app in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+}
