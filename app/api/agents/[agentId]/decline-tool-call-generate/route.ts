@@ -1,21 +1,4 @@
-import { declineBodySchema } from '../../schema';
-import { summariseChunks } from '@/lib/agent/generate';
-import { requireActor } from '@/lib/auth/session';
-import { generateResponse, parseJson, withErrors } from '@/lib/http/errors';
-import { decisionResponse } from '@/lib/runs/decision';
+import { agentDecisionRoute } from '../../decision-route';
 
-type Params = { params: Promise<{ agentId: string }> };
-
-/** Declines a pending call; the continuation's result as JSON. Accepts Idempotency-Key (lib/runs/decision.ts). */
-export const POST = withErrors(async (request: Request, { params }: Params) => {
-  const actor = await requireActor(request);
-  const { agentId } = await params;
-  return decisionResponse({
-    request,
-    actor,
-    agentId,
-    rateLimit: 'agents',
-    parse: (text) => ({ kind: 'decline', ...parseJson(text, declineBodySchema) }),
-    respond: async ({ continuation }) => generateResponse(await summariseChunks(continuation)),
-  });
-});
+/** Declines a pending call (with an optional reason the model reads); the continuation's result as JSON. Accepts Idempotency-Key. */
+export const POST = agentDecisionRoute('decline', 'generate');

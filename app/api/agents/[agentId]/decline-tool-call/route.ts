@@ -1,21 +1,4 @@
-import { declineBodySchema } from '../../schema';
-import { requireActor } from '@/lib/auth/session';
-import { parseJson, withErrors } from '@/lib/http/errors';
-import { chunkSseResponse } from '@/lib/http/sse';
-import { decisionResponse } from '@/lib/runs/decision';
+import { agentDecisionRoute } from '../../decision-route';
 
-type Params = { params: Promise<{ agentId: string }> };
-
-/** Declines a pending call; the continuation's chunks as SSE. Accepts Idempotency-Key (lib/runs/decision.ts). */
-export const POST = withErrors(async (request: Request, { params }: Params) => {
-  const actor = await requireActor(request);
-  const { agentId } = await params;
-  return decisionResponse({
-    request,
-    actor,
-    agentId,
-    rateLimit: 'agents',
-    parse: (text) => ({ kind: 'decline', ...parseJson(text, declineBodySchema) }),
-    respond: ({ continuation }) => chunkSseResponse(continuation.fullStream),
-  });
-});
+/** Declines a pending call (with an optional reason the model reads); the continuation's chunks as SSE. Accepts Idempotency-Key. */
+export const POST = agentDecisionRoute('decline', 'stream');

@@ -1,0 +1,50 @@
+import { approveBodySchema, declineBodySchema, resumeBodySchema } from './schema';
+import { summariseChunks } from '@/lib/agent/generate';
+import { requireActor } from '@/lib/auth/session';
+import { generateResponse, parseJson, withErrors } from '@/lib/http/errors';
+import { chunkSseResponse } from '@/lib/http/sse';
+import { decisionResponse, type DecisionCommand } from '@/lib/runs/decision';
+
+type Params = { params: Promise<{ agentId: string }> };
+
+type Kind = 'approve' | 'decline' | 'resume';
+
+/** The body as the command of its kind (ApiError 400 BAD_REQUEST when it does not parse). */
+function parseCommand(kind: Kind, text: string): DecisionCommand {
+  switch (kind) {
+    case 'approve':
+      return { kind, ...parseJson(text, approveBodySchema) };
+    case 'decline':
+      return { kind, ...parseJson(text, declineBodySchema) };
+    case 'resume':
+      return { kind, ...parseJson(text, resumeBodySchema) };
+  }
+}
+
+/**
+ * The POST handler of one agents decision route (the seed framework's approve/decline/resume
+ * routes): the signed-in actor, the agent in the path, the body by `kind`, decided through the one
+ * decision function (lib/runs/decision.ts, so Idempotency-Key works on all of them), answered as
+ * the continuation's chunks over SSE (`stream`) or its result as JSON (`generate`).
+ *
+ * @param kind approve (`{ runId, toolCallId?, fingerprint? }`), decline (the same and `reason?`) or
+ *   resume (`{ runId, toolCallId?, resumeData }`)
+ * @param answer `stream` (SSE) or `generate` (JSON summary)
+ */
+export function agentDecisionRoute(kind: Kind, answer: 'stream' | 'generate') {
+  return withErrors(async (request: Request, { params }: Params) => {
+    const actor = await requireActor(request);
+    const { agentId } = await params;
+    return decisionResponse({
+      request,
+      actor,
+      agentId,
+      rateLimit: 'agents',
+      parse: (text) => parseCommand(kind, text),
+      respond:
+        answer === 'stream'
+          ? ({ continuation }) => chunkSseResponse(continuation.fullStream)
+          : async ({ continuation }) => generateResponse(await summariseChunks(continuation)),
+    });
+  });
+}
