@@ -1,6 +1,7 @@
 import type { APIRequestContext } from '@playwright/test';
-import { ACCOUNTS, contextAs, expect, signIn, test } from './support';
-import { BASE_URL } from './config';
+import { ACCOUNTS, contextAs, expect, sessionCookie, signIn, test } from './support';
+import { BASE_URL, extraPort } from './config';
+import { startServer, type ExtraServer } from './servers';
 import { checkAccessible, DESKTOP, MOBILE } from './ui';
 
 const origin = { origin: BASE_URL };
@@ -223,5 +224,60 @@ test.describe('user administration (/admin/users)', () => {
     await page.setViewportSize(MOBILE);
     await checkAccessible(page, 'settings-keys-secret-phone');
     await alex.close();
+  });
+});
+
+test.describe('sessions cached per server', () => {
+  let second: ExtraServer;
+  test.beforeAll(async () => {
+    second = await startServer({ port: extraPort(5) });
+  });
+  test.afterAll(async () => {
+    await second?.kill();
+  });
+
+  test('a role change, a deactivation and a sign-out on one server are refused at once on another that had the session cached', async () => {
+    const admin = await sessionCookie(ACCOUNTS.alex);
+    const json = { 'content-type': 'application/json', origin: BASE_URL, cookie: admin };
+    const email = `cache-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const created = await fetch(`${BASE_URL}/api/admin/users`, { method: 'POST', headers: json, body: JSON.stringify({ name: 'Cache', email, role: 'reviewer' }) });
+    expect(created.status).toBe(201);
+    const { user, temporaryPassword } = (await created.json()) as { user: { id: string }; temporaryPassword: string };
+    const signInOn = async (baseURL: string) => {
+      const response = await fetch(`${baseURL}/api/auth/sign-in/email`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: baseURL },
+        body: JSON.stringify({ email, password: temporaryPassword }),
+      });
+      expect(response.status).toBe(200);
+      return response.headers.getSetCookie().map((cookie) => cookie.split(';')[0]).join('; ');
+    };
+    const inboxOnSecond = async (cookie: string) => (await fetch(`${second.url}/api/inbox`, { headers: { cookie } })).status;
+    const patch = async (body: unknown) => {
+      const response = await fetch(`${BASE_URL}/api/admin/users/${user.id}`, { method: 'PATCH', headers: json, body: JSON.stringify(body) });
+      expect(response.status).toBe(200);
+    };
+
+    // Read twice on the second server: the second answer comes from its cache.
+    const cookie = await signInOn(second.url);
+    expect(await inboxOnSecond(cookie)).toBe(200);
+    expect(await inboxOnSecond(cookie)).toBe(200);
+    // Demoted on the first server: the inbox is closed to them on the second, on the very next request.
+    await patch({ role: 'user' });
+    expect(await inboxOnSecond(cookie)).toBe(403);
+    await patch({ role: 'reviewer' });
+    expect(await inboxOnSecond(cookie)).toBe(200);
+    // Deactivated on the first server: refused on the second at once.
+    await patch({ active: false });
+    expect(await inboxOnSecond(cookie)).toBe(401);
+
+    // Reactivated, signed in again and cached on the second server; signed out on the first.
+    await patch({ active: true });
+    const again = await signInOn(second.url);
+    expect(await inboxOnSecond(again)).toBe(200);
+    expect(await inboxOnSecond(again)).toBe(200);
+    const signedOut = await fetch(`${BASE_URL}/api/auth/sign-out`, { method: 'POST', headers: { 'content-type': 'application/json', origin: BASE_URL, cookie: again }, body: '{}' });
+    expect(signedOut.status).toBe(200);
+    expect(await inboxOnSecond(again)).toBe(401);
   });
 });

@@ -4,9 +4,12 @@ import { redirect } from 'next/navigation';
 import type { Actor } from '@/lib/agent/tool';
 import type { People } from '@/components/ui/describe';
 import { ApiError } from '@/lib/http/errors';
+import { parseCookies } from 'better-auth/cookies';
 import { prisma } from '@/lib/store/db';
+import { notifications } from '@/lib/store/listen';
 import { apiKeyFromHeaders, verifyApiKey } from './api-keys';
 import { auth } from './auth';
+import { SessionCache } from './session-cache';
 import { scopeForPath, type Scope } from './scopes';
 
 export type Role = Actor['role'];
@@ -21,17 +24,44 @@ export interface SessionActor extends Actor {
 
 const ROLES: readonly Role[] = ['user', 'reviewer', 'admin'];
 
-/** The actor of a request's session, or null when not signed in. */
+/** Longest a checked session is used without reading it again, in ms (revocations arrive by NOTIFY at once; this is a safety net). */
+const SESSION_CACHE_MAX_AGE_MS = 60_000;
+
+const globalForSessions = globalThis as unknown as { countersignSessionCache?: SessionCache<SessionActor> };
+
+/** The process-wide cache of checked sessions, dropped per person on every session or account change (session-cache.ts). */
+function sessionCache(): SessionCache<SessionActor> {
+  globalForSessions.countersignSessionCache ??= new SessionCache<SessionActor>(
+    {
+      subscribe: (listener) => notifications().subscribe('countersign_sessions', listener),
+      onLost: (listener) => notifications().onLost(listener),
+      get listening() {
+        return notifications().listening;
+      },
+    },
+    { maxAgeMs: SESSION_CACHE_MAX_AGE_MS, maxEntries: 10_000 },
+  );
+  return globalForSessions.countersignSessionCache;
+}
+
+/**
+ * The actor of a request's session, or null when not signed in. better-auth checks the session
+ * (signed cookie, session row, expiry, user); a session it accepted is then answered from the
+ * in-process cache until it or its account changes (session-cache.ts).
+ */
 export async function actorFromHeaders(requestHeaders: Headers): Promise<SessionActor | null> {
-  const session = await auth().api.getSession({ headers: requestHeaders });
-  if (!session) return null;
-  const role = (session.user as { role?: string }).role;
-  return {
-    id: session.user.id,
-    role: asRole(role),
-    name: session.user.name,
-    email: session.user.email,
+  const cookieHeader = requestHeaders.get('cookie');
+  const cookieName = cookieHeader ? (await auth().$context).authCookies.sessionToken.name : null;
+  const signedToken = cookieHeader && cookieName ? parseCookies(cookieHeader).get(cookieName) : undefined;
+  const load = async () => {
+    const session = await auth().api.getSession({ headers: requestHeaders });
+    if (!session) return null;
+    const role = (session.user as { role?: string }).role;
+    const value: SessionActor = { id: session.user.id, role: asRole(role), name: session.user.name, email: session.user.email };
+    return { value, userId: session.user.id, expiresAt: new Date(session.session.expiresAt).getTime() };
   };
+  if (!signedToken) return (await load())?.value ?? null;
+  return sessionCache().resolve(signedToken, load);
 }
 
 const asRole = (role: string | null | undefined): Role => (ROLES.includes(role as Role) ? (role as Role) : 'user');
