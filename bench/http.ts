@@ -92,8 +92,9 @@ export interface AppServer {
 export async function startApp(options: { databaseUrl: string; port: number; log: string; profileDir?: string }): Promise<AppServer> {
   const out = fs.openSync(options.log, 'w');
   const env = serverEnv(options.databaseUrl);
-  if (options.profileDir) env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${options.profileDir}`.trim();
-  const child: ChildProcess = spawn(process.execPath, [NEXT_BIN, 'start', '-p', String(options.port), '-H', '127.0.0.1'], {
+  // Node refuses --cpu-prof in NODE_OPTIONS, so it is an argument of the server's own process.
+  const profile = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
+  const child: ChildProcess = spawn(process.execPath, [...profile, NEXT_BIN, 'start', '-p', String(options.port), '-H', '127.0.0.1'], {
     env,
     stdio: ['ignore', out, out],
   });
