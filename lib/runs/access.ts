@@ -1,6 +1,8 @@
 import 'server-only';
 import type { Actor } from '@/lib/agent/tool';
 import { ApiError } from '@/lib/http/errors';
+import { countInWindow as countInWindowOf, enforceRateLimit, windowCounter, type RateLimit } from '@/lib/http/rate-limit';
+import { Prisma } from '@/lib/generated/prisma/client';
 import { prisma } from '@/lib/store/db';
 
 /**
@@ -39,6 +41,9 @@ export function reachableRuns<Q extends { resourceId?: string }>(query: Q, actor
   return actor.role === 'user' ? { ...query, resourceId: actor.id } : query;
 }
 
+/** A thread as the routes need it: owner, title, agent and deletion time. */
+export type ThreadInfo = { resourceId: string; title: string; agentId: string; deletedAt: Date | null };
+
 /**
  * Asserts the thread rule for `threadId`. A thread that does not exist yet passes unless
  * `mustExist` (the first message creates it, and it becomes the sender's).
@@ -49,12 +54,7 @@ export function reachableRuns<Q extends { resourceId?: string }>(query: Q, actor
  * @throws ApiError 403 FORBIDDEN (resourceId names someone else), 404 NOT_FOUND (someone else's,
  *   deleted, or — with mustExist — unknown thread)
  */
-export async function assertThreadOwner(input: {
-  threadId: string;
-  actor: Actor;
-  resourceId?: string;
-  mustExist?: boolean;
-}): Promise<{ resourceId: string; title: string; agentId: string; deletedAt: Date | null } | null> {
+export async function assertThreadOwner(input: { threadId: string; actor: Actor; resourceId?: string; mustExist?: boolean }): Promise<ThreadInfo | null> {
   if (input.resourceId !== undefined && input.resourceId !== input.actor.id) {
     throw new ApiError(403, 'FORBIDDEN', 'You can only act as yourself: resourceId must be your own user id.');
   }
@@ -62,6 +62,15 @@ export async function assertThreadOwner(input: {
     where: { id: input.threadId },
     select: { resourceId: true, title: true, agentId: true, deletedAt: true },
   });
+  return checkThreadOwner(thread, input);
+}
+
+/**
+ * The thread rule on a thread row read already (see `readThreadCounting`).
+ * @returns `thread`
+ * @throws ApiError 404 NOT_FOUND as `assertThreadOwner`
+ */
+export function checkThreadOwner(thread: ThreadInfo | null, input: { actor: Actor; mustExist?: boolean }): ThreadInfo | null {
   if (thread ? !ownsThread(thread, input.actor) : input.mustExist) {
     throw new ApiError(404, 'NOT_FOUND', 'No such thread.');
   }
@@ -69,18 +78,58 @@ export async function assertThreadOwner(input: {
 }
 
 /**
- * Asserts the run rule for a top-level run.
+ * Counts one request against `rateLimit` and reads thread `threadId`, in one statement (the chat
+ * route counts every well-formed request, whoever's thread it names, then applies the thread rule
+ * with `checkThreadOwner`).
+ * @returns the thread row, or null when it does not exist
+ * @throws ApiError 429 RATE_LIMITED
+ */
+export async function readThreadCounting(threadId: string, rateLimit: RateLimit): Promise<ThreadInfo | null> {
+  const counter = windowCounter(rateLimit);
+  const [row] = await prisma().$queryRaw<(Partial<ThreadInfo> & { found: boolean; rateCount: number | null; ratePrevious: number })[]>`
+    WITH ${counter.cte}
+    SELECT t.resource_id AS "resourceId", t.title, t.agent_id AS "agentId", t.deleted_at AS "deletedAt", t.id IS NOT NULL AS found, ${counter.columns}
+    FROM (SELECT 1) one LEFT JOIN threads t ON t.id = ${threadId}`;
+  enforceRateLimit(rateLimit.limit, counter.result(row)!);
+  return row.found ? { resourceId: row.resourceId!, title: row.title!, agentId: row.agentId!, deletedAt: row.deletedAt ?? null } : null;
+}
+
+/**
+ * Asserts the run rule for a top-level run; with `rateLimit`, a reachable run's request is counted
+ * against it in the same statement (an unreachable one is not counted).
  * @param threadId when given, the run must belong to this thread too
  * @returns the run's agent and thread
- * @throws ApiError 404 NO_SNAPSHOT_FOUND (unknown, not top-level, someone else's, or of another thread)
+ * @throws ApiError 404 NO_SNAPSHOT_FOUND (unknown, not top-level, someone else's, or of another
+ *   thread), 429 RATE_LIMITED
  */
-export async function assertRunAccess(runId: string, actor: Actor, threadId?: string): Promise<{ agentId: string; threadId: string }> {
-  const run = await prisma().run.findUnique({
-    where: { id: runId },
-    select: { agentId: true, threadId: true, resourceId: true, parentRunId: true },
-  });
+export async function assertRunAccess(runId: string, actor: Actor, threadId?: string, rateLimit?: RateLimit): Promise<{ agentId: string; threadId: string }> {
+  type Row = { agentId: string; threadId: string; resourceId: string; parentRunId: string | null; rateCount: number | null; ratePrevious: number };
+  let run: Row | undefined;
+  let counter: ReturnType<typeof windowCounter> | undefined;
+  if (rateLimit) {
+    // mayReachRun and the thread condition below, in SQL: only a reachable run's request counts.
+    const reachable = Prisma.sql`EXISTS (SELECT 1 FROM runs WHERE id = ${runId} AND parent_run_id IS NULL
+      AND (${actor.role}::text <> 'user' OR resource_id = ${actor.id})
+      AND (${threadId ?? null}::text IS NULL OR thread_id = ${threadId ?? null}))`;
+    counter = windowCounter(rateLimit, reachable);
+    [run] = await prisma().$queryRaw<Row[]>`
+      WITH ${counter.cte}
+      SELECT r.agent_id AS "agentId", r.thread_id AS "threadId", r.resource_id AS "resourceId", r.parent_run_id AS "parentRunId", ${counter.columns}
+      FROM runs r WHERE r.id = ${runId}`;
+  } else {
+    const found = await prisma().run.findUnique({
+      where: { id: runId },
+      select: { agentId: true, threadId: true, resourceId: true, parentRunId: true },
+    });
+    run = found ? { ...found, rateCount: null, ratePrevious: 0 } : undefined;
+  }
   if (!run || run.parentRunId !== null || !mayReachRun(run, actor) || (threadId && run.threadId !== threadId)) {
     throw new ApiError(404, 'NO_SNAPSHOT_FOUND', `No paused run ${runId}.`);
+  }
+  if (rateLimit && counter) {
+    const counted = counter.result(run);
+    // The SQL condition mirrors the rule just checked; if they ever disagree, count the usual way.
+    enforceRateLimit(rateLimit.limit, counted ?? (await countInWindowOf(rateLimit)));
   }
   return { agentId: run.agentId, threadId: run.threadId };
 }

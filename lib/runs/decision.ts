@@ -3,7 +3,7 @@ import type { Agent, AgentStreamResult } from '@/lib/agent/agent';
 import type { Actor } from '@/lib/agent/tool';
 import { readBodyText } from '@/lib/http/errors';
 import { withIdempotency } from '@/lib/http/idempotency';
-import { consumeApiRateLimit } from '@/lib/http/rate-limit';
+import { apiRateLimit, consumeApiRateLimit } from '@/lib/http/rate-limit';
 import { assertRunAccess, assertThreadOwner } from './access';
 import { defaultAgentId, getAgent } from './agents';
 
@@ -82,8 +82,8 @@ export async function decideToolCall(command: DecisionCommand, context: Decision
     const { runId, toolCallId, continuation } = await agent.sendToolApproval({ ...command, actor });
     return { runId, toolCallId, continuation };
   }
-  const run = await assertRunAccess(command.runId, actor, context.threadId);
-  if (context.rateLimit) await consumeApiRateLimit(context.rateLimit, actor.id);
+  // The access check and the rate limit's count are one statement.
+  const run = await assertRunAccess(command.runId, actor, context.threadId, context.rateLimit && apiRateLimit(context.rateLimit, actor.id));
   const agent = context.agent ?? getAgent(run.agentId);
   const target = { runId: command.runId, toolCallId: command.toolCallId, actor };
   let continuation: AgentStreamResult;

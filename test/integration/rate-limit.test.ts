@@ -58,3 +58,49 @@ describe('the PostgreSQL rate limiter counts over a sliding window', () => {
     await expect(consumeRateLimit({ key, limit: 3, windowMs })).rejects.toMatchObject({ status: 429, code: 'RATE_LIMITED' });
   });
 });
+
+describe('access checks count the rate limit in the same statement', () => {
+  it('a run request counts only once the run is known reachable; the limit then refuses with 429', async () => {
+    const { assertRunAccess } = await import('../../lib/runs/access');
+    const threadId = `rl-thread-${crypto.randomUUID()}`;
+    const runId = `rl-run-${crypto.randomUUID()}`;
+    await prisma().$executeRaw`INSERT INTO threads (id, resource_id, agent_id) VALUES (${threadId}, 'rl-owner', 'ops-agent')`;
+    await prisma().$executeRaw`INSERT INTO runs (id, thread_id, resource_id, requested_by, agent_id, message_id, status)
+      VALUES (${runId}, ${threadId}, 'rl-owner', 'rl-owner', 'ops-agent', ${`m-${runId}`}, 'suspended')`;
+    const limit = (key: string) => ({ key, limit: 2, windowMs: 60_000 });
+    const counted = async (key: string) =>
+      (await prisma().$queryRaw<{ n: number }[]>`SELECT coalesce(sum(count), 0)::int AS n FROM rate_limits WHERE key = ${key}`)[0].n;
+
+    // Someone else's run, an unknown run, another thread: 404 and nothing counted.
+    const stranger = `rl:${crypto.randomUUID()}`;
+    await expect(assertRunAccess(runId, { id: 'rl-stranger', role: 'user' }, undefined, limit(stranger))).rejects.toMatchObject({ status: 404 });
+    await expect(assertRunAccess('rl-no-such-run', { id: 'rl-owner', role: 'user' }, undefined, limit(stranger))).rejects.toMatchObject({ status: 404 });
+    await expect(assertRunAccess(runId, { id: 'rl-owner', role: 'user' }, 'rl-other-thread', limit(stranger))).rejects.toMatchObject({ status: 404 });
+    expect(await counted(stranger)).toBe(0);
+
+    // The owner (and a reviewer, who reaches every run) is counted: the third request in the window is refused.
+    const owner = `rl:${crypto.randomUUID()}`;
+    expect(await assertRunAccess(runId, { id: 'rl-owner', role: 'user' }, threadId, limit(owner))).toEqual({ agentId: 'ops-agent', threadId });
+    expect(await assertRunAccess(runId, { id: 'rl-reviewer', role: 'reviewer' }, undefined, limit(owner))).toEqual({ agentId: 'ops-agent', threadId });
+    await expect(assertRunAccess(runId, { id: 'rl-owner', role: 'user' }, undefined, limit(owner))).rejects.toMatchObject({
+      status: 429,
+      code: 'RATE_LIMITED',
+    });
+    expect(await counted(owner)).toBe(3);
+  });
+
+  it('the chat counts every well-formed request and reads the thread in the same statement', async () => {
+    const { readThreadCounting } = await import('../../lib/runs/access');
+    const threadId = `rl-thread-${crypto.randomUUID()}`;
+    await prisma().$executeRaw`INSERT INTO threads (id, resource_id, agent_id, title) VALUES (${threadId}, 'rl-owner', 'ops-agent', 'Mine')`;
+    const key = `rl:${crypto.randomUUID()}`;
+    expect(await readThreadCounting(threadId, { key, limit: 2, windowMs: 60_000 })).toEqual({
+      resourceId: 'rl-owner',
+      title: 'Mine',
+      agentId: 'ops-agent',
+      deletedAt: null,
+    });
+    expect(await readThreadCounting('rl-no-such-thread', { key, limit: 2, windowMs: 60_000 })).toBeNull();
+    await expect(readThreadCounting(threadId, { key, limit: 2, windowMs: 60_000 })).rejects.toMatchObject({ status: 429 });
+  });
+});

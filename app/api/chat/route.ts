@@ -3,9 +3,8 @@ import type { Actor } from '@/lib/agent/tool';
 import { requireActor, requireScope } from '@/lib/auth/session';
 import { ApiError, parseJson, readBodyText, withErrors } from '@/lib/http/errors';
 import { withIdempotency } from '@/lib/http/idempotency';
-import { consumeRateLimit } from '@/lib/http/rate-limit';
 import { uiStreamResponse } from '@/lib/http/sse';
-import { assertThreadOwner } from '@/lib/runs/access';
+import { checkThreadOwner, readThreadCounting, type ThreadInfo } from '@/lib/runs/access';
 import { defaultAgentId, getAgent } from '@/lib/runs/agents';
 import { approvalCommand, decideToolCall } from '@/lib/runs/decision';
 
@@ -16,9 +15,10 @@ export const POST = withErrors(async (request: Request) => {
   // A decision or an answer sent through the chat needs the same scope as the decision routes.
   if (body.decision || body.resume) requireScope(actor, 'decisions:write');
   const text = body.decision || body.resume ? null : newUserText(body);
-  // Counted once the request is well-formed: refusing garbage is cheap and must change nothing.
-  await consumeRateLimit({ key: `chat:${actor.id}`, ...chatRateLimit() });
-  return withIdempotency({ request, actorId: actor.id, body: raw }, () => chat(body, text, actor));
+  // Counted once the request is well-formed: refusing garbage is cheap and must change nothing. The
+  // thread is read in the same statement; its rule is applied in chat(), as part of the request.
+  const thread = await readThreadCounting(body.id, { key: `chat:${actor.id}`, ...chatRateLimit() });
+  return withIdempotency({ request, actorId: actor.id, body: raw }, () => chat(body, text, actor, thread));
 });
 
 /**
@@ -39,8 +39,8 @@ function newUserText(body: ChatRequest): string {
   return text;
 }
 
-async function chat(body: ChatRequest, text: string | null, actor: Actor): Promise<Response> {
-  const thread = await assertThreadOwner({ threadId: body.id, actor });
+async function chat(body: ChatRequest, text: string | null, actor: Actor, row: ThreadInfo | null): Promise<Response> {
+  const thread = checkThreadOwner(row, { actor });
   // A decision in the chat body is the same decision as the runs routes' (lib/runs/decision.ts), on a run of this thread.
   const decided = body.decision
     ? await decideToolCall(approvalCommand(body.decision), { actor, threadId: body.id })
