@@ -46,6 +46,9 @@ export const envSchema = z.object({
   JOBS_IN_PROCESS: flag.default(true),
   JOBS_CONCURRENCY: int(1, 100).default(5),
   CLASSIFIER_TIMEOUT_MS: int(100, 60_000).default(3_000),
+  WEBHOOK_TIMEOUT_MS: int(100, 60_000).default(5_000),
+  WEBHOOK_MAX_ATTEMPTS: int(1, 30).default(10),
+  WEBHOOK_RETRY_BASE_MS: int(100, 3_600_000).default(10_000),
   MODEL: z.string().regex(/^[\w.:@/-]+$/, { error: 'not a model id' }).optional(),
   OPENAI_COMPATIBLE_BASE_URL: httpUrl.optional(),
   OPENAI_COMPATIBLE_API_KEY: z.string().optional(),
@@ -94,6 +97,15 @@ export const ENV_DOCS: Record<keyof Variables, { accepts: string; meaning: strin
   CLASSIFIER_TIMEOUT_MS: {
     accepts: 'whole number 100–60000 (default 3000)',
     meaning: 'how long a `classify` policy rule waits for the decision model, in ms; after it the call needs approval',
+  },
+  WEBHOOK_TIMEOUT_MS: {
+    accepts: 'whole number 100–60000 (default 5000)',
+    meaning: 'how long one webhook delivery attempt waits for the receiver’s answer, in ms; longer counts as a failed attempt',
+  },
+  WEBHOOK_MAX_ATTEMPTS: { accepts: 'whole number 1–30 (default 10)', meaning: 'attempts of one webhook delivery (the first one and its retries) before it is marked failed' },
+  WEBHOOK_RETRY_BASE_MS: {
+    accepts: 'whole number 100–3600000 (default 10000)',
+    meaning: 'wait before a webhook delivery’s first retry, in ms; each further retry waits twice as long (at most 6 hours)',
   },
   MODEL: {
     accepts: 'model id, e.g. `gpt-5-mini`, `anthropic/claude-sonnet-4-5`, `llama3.1`',

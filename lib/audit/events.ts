@@ -13,7 +13,12 @@ export type AuditAction =
   | 'user.reactivated'
   | 'user.password_reset'
   | 'settings.sign_up_changed'
-  | 'auth.signed_in';
+  | 'auth.signed_in'
+  | 'webhook.created'
+  | 'webhook.updated'
+  | 'webhook.deleted'
+  | 'webhook.secret_rotated'
+  | 'webhook.delivery_resent';
 
 /**
  * Appends one administrative action to the append-only `audit_events` table as the next link of

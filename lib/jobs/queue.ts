@@ -19,6 +19,12 @@ export const JOB_KINDS = {
   callDeadline: 'call-deadline',
   /** A notification (email, webhook, …) handed to the handler registered for its `channel`. */
   notification: 'notification',
+  /**
+   * One webhook delivery attempt (payload `{ deliveryId, resend? }`; lib/webhooks/deliver.ts). Added
+   * by the database trigger of the event's state change, by the previous failed attempt (back-off),
+   * or by an admin's resend; `job_key` `webhook-delivery:<id>` keeps one queued per delivery.
+   */
+  webhookDelivery: 'webhook-delivery',
 } as const;
 
 export type JobKind = (typeof JOB_KINDS)[keyof typeof JOB_KINDS];

@@ -21,6 +21,7 @@ import { assignmentSchema } from '@/lib/inbox/assignment';
 import { noteSchema } from '@/lib/inbox/notes';
 import { inboxQuerySchema } from '@/lib/inbox/queries';
 import { signUpPolicySchema } from '@/lib/security/sign-up';
+import { createWebhookSchema, deliveriesQuerySchema, rotateWebhookSchema, updateWebhookSchema, WEBHOOK_EVENT_TYPES } from '@/lib/webhooks/endpoints';
 
 /**
  * The OpenAPI 3.1 description of every route under app/api, built from the same zod schemas the
@@ -103,6 +104,41 @@ const managedUser = z
   .meta({ id: 'User' });
 
 const signUpPolicy = signUpPolicySchema.extend({ source: z.enum(['database', 'environment']) }).meta({ id: 'SignUpPolicy' });
+
+const webhookEndpoint = z
+  .object({
+    id: z.string(),
+    url: z.string(),
+    description: z.string(),
+    events: z.array(z.enum(WEBHOOK_EVENT_TYPES)),
+    enabled: z.boolean(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    previousSecretExpiresAt: z.string().nullable().meta({ description: 'Until when the secret before the last rotation still signs (a second signature)' }),
+    deliveries: z.object({ pending: z.number().int(), succeeded: z.number().int(), failed: z.number().int() }),
+  })
+  .meta({ id: 'WebhookEndpoint', description: 'A webhook endpoint; its secret is never listed' });
+
+const webhookSecret = z.string().meta({ description: 'The endpoint secret (`whsec_…`), shown in this answer only' });
+
+const webhookDelivery = z
+  .object({
+    id: z.string(),
+    eventId: z.string().meta({ description: 'The `webhook-id` header of every attempt' }),
+    type: z.enum(WEBHOOK_EVENT_TYPES),
+    endpointId: z.string(),
+    endpointUrl: z.string(),
+    status: z.enum(['pending', 'succeeded', 'failed']),
+    attempts: z.number().int(),
+    lastStatusCode: z.number().int().nullable(),
+    lastError: z.string().nullable(),
+    lastDurationMs: z.number().int().nullable().meta({ description: 'Response time of the last attempt, ms' }),
+    lastAttemptAt: z.string().nullable(),
+    nextAttemptAt: z.string().nullable(),
+    createdAt: z.string(),
+    subject: z.object({ toolName: z.string().nullable(), runId: z.string().nullable(), callId: z.string().nullable(), status: z.string().nullable() }),
+  })
+  .meta({ id: 'WebhookDelivery' });
 
 const agentId = pathParams('agentId');
 const agentPost = (summary: string, schema: z.ZodType, scope: 'agents:run' | 'decisions:write', streams: boolean): ZodOpenApiOperationObject => ({
@@ -416,6 +452,72 @@ export const paths: ZodOpenApiPathsObject = {
       ...access(null, 'admins'),
       requestParams: pathParams('userId'),
       responses: { '200': json(z.object({ temporaryPassword: z.string() }), 'Reset'), ...errors(401, 403, 404) },
+    },
+  },
+  '/api/admin/webhooks': {
+    get: {
+      tags: ['Webhooks'],
+      summary: 'Every webhook endpoint (no secrets)',
+      ...access(null, 'admins'),
+      responses: { '200': json(z.object({ endpoints: z.array(webhookEndpoint) }), 'Endpoints'), ...errors(401, 403) },
+    },
+    post: {
+      tags: ['Webhooks'],
+      summary: 'Register an endpoint for call.pending, call.decided, call.expired, run.finished (its secret in this answer only)',
+      ...access(null, 'admins'),
+      requestBody: body(createWebhookSchema),
+      responses: {
+        '201': json(z.object({ endpoint: webhookEndpoint, secret: webhookSecret }), 'Registered'),
+        ...errors(400, 401, 403),
+      },
+    },
+  },
+  '/api/admin/webhooks/{endpointId}': {
+    patch: {
+      tags: ['Webhooks'],
+      summary: 'Change an endpoint’s URL, description, events or enabled flag',
+      ...access(null, 'admins'),
+      requestParams: pathParams('endpointId'),
+      requestBody: body(updateWebhookSchema),
+      responses: { '200': json(z.object({ endpoint: webhookEndpoint }), 'Changed'), ...errors(400, 401, 403, 404, 409) },
+    },
+    delete: {
+      tags: ['Webhooks'],
+      summary: 'Delete an endpoint and its delivery log',
+      ...access(null, 'admins'),
+      requestParams: pathParams('endpointId'),
+      responses: { '200': json(z.object({ id: z.string() }), 'Deleted'), ...errors(401, 403, 404) },
+    },
+  },
+  '/api/admin/webhooks/{endpointId}/rotate': {
+    post: {
+      tags: ['Webhooks'],
+      summary: 'New secret (in this answer only); the old one signs too for graceSeconds',
+      ...access(null, 'admins'),
+      requestParams: pathParams('endpointId'),
+      requestBody: { required: false, content: { 'application/json': { schema: rotateWebhookSchema } } },
+      responses: { '200': json(z.object({ endpoint: webhookEndpoint, secret: webhookSecret }), 'Rotated'), ...errors(400, 401, 403, 404) },
+    },
+  },
+  '/api/admin/webhooks/deliveries': {
+    get: {
+      tags: ['Webhooks'],
+      summary: 'The delivery log, newest first (keyset pages)',
+      ...access(null, 'admins'),
+      requestParams: { query: deliveriesQuerySchema },
+      responses: {
+        '200': json(z.object({ deliveries: z.array(webhookDelivery), nextCursor: z.string().nullable() }), 'Deliveries'),
+        ...errors(400, 401, 403),
+      },
+    },
+  },
+  '/api/admin/webhooks/deliveries/{deliveryId}/resend': {
+    post: {
+      tags: ['Webhooks'],
+      summary: 'Send a delivery again now (same webhook-id and body, fresh signature)',
+      ...access(null, 'admins'),
+      requestParams: pathParams('deliveryId'),
+      responses: { '202': json(z.object({ delivery: webhookDelivery }), 'Queued'), ...errors(401, 403, 404, 409) },
     },
   },
   '/api/admin/settings/sign-up': {

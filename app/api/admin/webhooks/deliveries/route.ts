@@ -1,0 +1,15 @@
+import { requireActor } from '@/lib/auth/session';
+import { ApiError, withErrors } from '@/lib/http/errors';
+import { deliveriesQuerySchema, listWebhookDeliveries } from '@/lib/webhooks/endpoints';
+
+/**
+ * GET /api/admin/webhooks/deliveries?endpointId&status&cursor&limit → `{ deliveries, nextCursor }`:
+ * the delivery log, newest first (status, attempts, last status code or error, response time).
+ * Errors: 400 BAD_REQUEST, 400 INVALID_CURSOR, 401, 403 FORBIDDEN / API_KEY_NOT_ALLOWED.
+ */
+export const GET = withErrors(async (request: Request) => {
+  await requireActor(request, ['admin']);
+  const parsed = deliveriesQuerySchema.safeParse(Object.fromEntries(new URL(request.url).searchParams));
+  if (!parsed.success) throw new ApiError(400, 'BAD_REQUEST', 'The query is not valid.', parsed.error.issues);
+  return Response.json(await listWebhookDeliveries(parsed.data));
+});
