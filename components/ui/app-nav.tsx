@@ -1,12 +1,12 @@
 'use client';
 
-import { Inbox, KeyRound, MessageSquare, ScrollText, SlidersHorizontal, Users, type LucideIcon } from 'lucide-react';
+import { Inbox, KeyRound, MessageSquare, ScrollText, SlidersHorizontal, Users, Webhook, type LucideIcon } from 'lucide-react';
 import Link from 'next/link';
 import { AccountMenu, type Viewer } from './account-menu';
 import { Button } from './button';
 import { WaitingBadge } from '@/components/inbox/waiting-badge';
 
-type Section = 'chat' | 'inbox' | 'audit' | 'policies' | 'keys' | 'users';
+type Section = 'chat' | 'inbox' | 'audit' | 'policies' | 'keys' | 'users' | 'webhooks';
 
 const LINKS: { section: Section; href: string; label: string; icon: LucideIcon; roles: Viewer['role'][] }[] = [
   { section: 'chat', href: '/', label: 'Chat', icon: MessageSquare, roles: ['user', 'reviewer', 'admin'] },
@@ -14,12 +14,13 @@ const LINKS: { section: Section; href: string; label: string; icon: LucideIcon; 
   { section: 'audit', href: '/audit', label: 'Audit', icon: ScrollText, roles: ['admin'] },
   { section: 'policies', href: '/admin/policies', label: 'Policies', icon: SlidersHorizontal, roles: ['admin'] },
   { section: 'users', href: '/admin/users', label: 'Users', icon: Users, roles: ['admin'] },
+  { section: 'webhooks', href: '/admin/webhooks', label: 'Webhooks', icon: Webhook, roles: ['admin'] },
   { section: 'keys', href: '/settings/keys', label: 'API keys', icon: KeyRound, roles: ['user', 'reviewer', 'admin'] },
 ];
 
 /**
  * The links to every section the viewer's role may open (Chat; Inbox for reviewers and admins;
- * Audit, Policies and Users for admins; API keys for everyone) and Sign out — the same on every signed-in page. Below 640 px the links
+ * Audit, Policies, Users and Webhooks for admins; API keys for everyone) and Sign out — the same on every signed-in page. Below 640 px the links
  * show their icon only (their name stays the accessible label).
  *
  * @param current the section of the page; on the chat page its own link is left out, because

@@ -1,0 +1,500 @@
+'use client';
+
+import { Copy, Pencil, Plus, RefreshCw, RotateCcw, Send, Trash2, Webhook } from 'lucide-react';
+import { useCallback, useEffect, useId, useRef, useState } from 'react';
+import { toast } from 'sonner';
+import type { Viewer } from '@/components/ui/account-menu';
+import { AlertDialog, AlertDialogCancel } from '@/components/ui/alert-dialog';
+import { AppNav } from '@/components/ui/app-nav';
+import { Badge } from '@/components/ui/badge';
+import { Button } from '@/components/ui/button';
+import { ErrorNotice } from '@/components/ui/error-notice';
+import type { FriendlyError } from '@/components/ui/api-error';
+import { sendJson } from '@/components/ui/send-json';
+import { Input } from '@/components/ui/textarea';
+import { ShortDate } from '@/components/ui/time';
+import type { WebhookDeliveryView, WebhookEndpointView, WebhookEventType } from '@/lib/webhooks/endpoints';
+
+const EVENTS: { type: WebhookEventType; label: string }[] = [
+  { type: 'call.pending', label: 'A call waits for a decision or an answer' },
+  { type: 'call.decided', label: 'A call was approved, declined or answered' },
+  { type: 'call.expired', label: 'A call was declined by its deadline' },
+  { type: 'run.finished', label: 'A run finished (completed, failed or cancelled)' },
+];
+
+type Log = { deliveries: WebhookDeliveryView[]; nextCursor: string | null };
+/** A secret shown once, after creating an endpoint or rotating its secret. */
+type Handover = { url: string; secret: string; rotated: boolean };
+type Confirm = { endpoint: WebhookEndpointView; action: 'rotate' | 'delete' };
+
+const STATUS_TONE = { pending: 'accent', succeeded: 'success', failed: 'danger' } as const;
+const STATUS_LABEL = { pending: 'Pending', succeeded: 'Delivered', failed: 'Failed' } as const;
+
+/**
+ * The admins' webhook page: register an endpoint (URL, events; its signing secret shown once), and
+ * per endpoint: edit, enable/disable, rotate the secret (the old one keeps signing for 24 hours),
+ * delete. Below, the delivery log (status, attempts, last answer, response time) with Resend; it
+ * refreshes itself while deliveries are pending.
+ */
+export function WebhooksView({ initialEndpoints, initialLog, viewer }: { initialEndpoints: WebhookEndpointView[]; initialLog: Log; viewer: Viewer }) {
+  const [endpoints, setEndpoints] = useState(initialEndpoints);
+  const [log, setLog] = useState(initialLog);
+  const [error, setError] = useState<FriendlyError | null>(null);
+  const [handover, setHandover] = useState<Handover | null>(null);
+  const [confirm, setConfirm] = useState<Confirm | null>(null);
+  const [editing, setEditing] = useState<string | null>(null);
+  const [busy, setBusy] = useState<string | null>(null);
+  const triggers = useRef(new Map<string, HTMLButtonElement>());
+
+  const refresh = useCallback(async () => {
+    const [list, deliveries] = await Promise.all([
+      sendJson<{ endpoints: WebhookEndpointView[] }>('/api/admin/webhooks', { method: 'GET' }),
+      sendJson<Log>('/api/admin/webhooks/deliveries?limit=50', { method: 'GET' }),
+    ]);
+    if (!list.ok) return setError(list.error);
+    if (!deliveries.ok) return setError(deliveries.error);
+    setEndpoints(list.data.endpoints);
+    setLog(deliveries.data);
+  }, []);
+
+  // While something waits to be delivered, look again every few seconds.
+  const pending = log.deliveries.some((delivery) => delivery.status === 'pending');
+  useEffect(() => {
+    if (!pending) return;
+    const timer = setTimeout(() => void refresh(), 3_000);
+    return () => clearTimeout(timer);
+  }, [pending, log, refresh]);
+
+  const replace = (endpoint: WebhookEndpointView) => setEndpoints((current) => current.map((item) => (item.id === endpoint.id ? endpoint : item)));
+  const patch = async (endpoint: WebhookEndpointView, body: object, done: string) => {
+    setBusy(endpoint.id);
+    const outcome = await sendJson<{ endpoint: WebhookEndpointView }>(`/api/admin/webhooks/${encodeURIComponent(endpoint.id)}`, { method: 'PATCH', body });
+    setBusy(null);
+    if (!outcome.ok) {
+      setError(outcome.error);
+      return false;
+    }
+    setError(null);
+    replace(outcome.data.endpoint);
+    toast(done);
+    return true;
+  };
+
+  return (
+    <div className="flex min-h-dvh flex-col">
+      <header className="flex h-14 shrink-0 items-center gap-2 border-b border-border px-3 md:px-4">
+        <Webhook className="size-5 text-primary" aria-hidden />
+        <h1 className="min-w-0 flex-1 text-sm font-semibold">Webhooks</h1>
+        <AppNav viewer={viewer} current="webhooks" />
+      </header>
+      <main className="mx-auto flex w-full max-w-5xl flex-col gap-6 px-3 py-6 md:px-4">
+        <AddEndpoint
+          onCreated={(endpoint, secret) => {
+            setEndpoints((current) => [...current, endpoint]);
+            setHandover({ url: endpoint.url, secret, rotated: false });
+            setError(null);
+          }}
+          onError={setError}
+        />
+        {handover ? <SecretNotice handover={handover} onDone={() => setHandover(null)} /> : null}
+        {error ? <ErrorNotice testId="webhooks-error" error={error} onDismiss={() => setError(null)} /> : null}
+
+        <section aria-labelledby="endpoints-heading" className="flex flex-col gap-2">
+          <h2 id="endpoints-heading" className="text-sm font-semibold">
+            Endpoints <span className="font-normal text-muted-foreground">({endpoints.length})</span>
+          </h2>
+          {endpoints.length === 0 ? (
+            <p className="rounded-lg border border-dashed border-border p-4 text-sm text-muted-foreground">No endpoints yet. Add one above to receive signed events.</p>
+          ) : (
+            <ul className="flex flex-col divide-y divide-border rounded-lg border border-border bg-card" data-testid="webhook-endpoints">
+              {endpoints.map((endpoint) => (
+                <li key={endpoint.id} data-testid="webhook-endpoint" data-url={endpoint.url} className="flex flex-col gap-2 p-3">
+                  {editing === endpoint.id ? (
+                    <EndpointForm
+                      initial={endpoint}
+                      submitLabel="Save"
+                      busy={busy === endpoint.id}
+                      onCancel={() => setEditing(null)}
+                      onSubmit={async (values) => {
+                        if (await patch(endpoint, values, 'Endpoint saved')) setEditing(null);
+                      }}
+                    />
+                  ) : (
+                    <>
+                      <div className="flex min-w-0 flex-col gap-1">
+                        <span className="flex flex-wrap items-center gap-2">
+                          <span className="min-w-0 font-mono text-sm break-all">{endpoint.url}</span>
+                          {endpoint.enabled ? <Badge tone="success">Enabled</Badge> : <Badge>Disabled</Badge>}
+                          {endpoint.previousSecretExpiresAt ? (
+                            <Badge tone="accent" title="Deliveries carry a signature with the old secret too">
+                              Rotating until <ShortDate iso={endpoint.previousSecretExpiresAt} />
+                            </Badge>
+                          ) : null}
+                        </span>
+                        {endpoint.description ? <span className="text-sm text-muted-foreground">{endpoint.description}</span> : null}
+                        <span className="flex flex-wrap gap-1" aria-label="Events">
+                          {endpoint.events.map((type) => (
+                            <Badge key={type} className="font-mono">
+                              {type}
+                            </Badge>
+                          ))}
+                        </span>
+                        <span className="text-xs text-muted-foreground">
+                          {endpoint.deliveries.succeeded} delivered · {endpoint.deliveries.pending} pending · {endpoint.deliveries.failed} failed
+                        </span>
+                      </div>
+                      <div className="flex flex-wrap items-center gap-2">
+                        <Button size="sm" variant="outline" disabled={busy === endpoint.id} onClick={() => setEditing(endpoint.id)} aria-label={`Edit ${endpoint.url}`}>
+                          <Pencil aria-hidden /> <span>Edit</span>
+                        </Button>
+                        <Button
+                          size="sm"
+                          variant="outline"
+                          disabled={busy === endpoint.id}
+                          onClick={() => void patch(endpoint, { enabled: !endpoint.enabled }, endpoint.enabled ? 'Endpoint disabled' : 'Endpoint enabled')}
+                          aria-label={`${endpoint.enabled ? 'Disable' : 'Enable'} ${endpoint.url}`}
+                        >
+                          <span>{endpoint.enabled ? 'Disable' : 'Enable'}</span>
+                        </Button>
+                        {(['rotate', 'delete'] as const).map((action) => (
+                          <Button
+                            key={action}
+                            size="sm"
+                            variant="outline"
+                            disabled={busy === endpoint.id}
+                            ref={(element) => {
+                              if (element) triggers.current.set(`${action}-${endpoint.id}`, element);
+                            }}
+                            onClick={() => setConfirm({ endpoint, action })}
+                            aria-label={`${action === 'rotate' ? 'Rotate the secret of' : 'Delete'} ${endpoint.url}`}
+                          >
+                            {action === 'rotate' ? <RotateCcw aria-hidden /> : <Trash2 aria-hidden />}
+                            <span>{action === 'rotate' ? 'Rotate secret' : 'Delete'}</span>
+                          </Button>
+                        ))}
+                      </div>
+                    </>
+                  )}
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+
+        <DeliveryLog
+          log={log}
+          onRefresh={refresh}
+          onMore={async () => {
+            if (!log.nextCursor) return;
+            const outcome = await sendJson<Log>(`/api/admin/webhooks/deliveries?limit=50&cursor=${encodeURIComponent(log.nextCursor)}`, { method: 'GET' });
+            if (!outcome.ok) return setError(outcome.error);
+            setLog({ deliveries: [...log.deliveries, ...outcome.data.deliveries], nextCursor: outcome.data.nextCursor });
+          }}
+          onResend={async (delivery) => {
+            const outcome = await sendJson<{ delivery: WebhookDeliveryView }>(`/api/admin/webhooks/deliveries/${encodeURIComponent(delivery.id)}/resend`, { method: 'POST' });
+            if (!outcome.ok) return setError(outcome.error);
+            setError(null);
+            setLog((current) => ({ ...current, deliveries: current.deliveries.map((item) => (item.id === delivery.id ? outcome.data.delivery : item)) }));
+            toast('Sending it again');
+          }}
+        />
+      </main>
+      <AlertDialog
+        open={confirm !== null}
+        onOpenChange={(open) => !open && setConfirm(null)}
+        title={confirm?.action === 'delete' ? 'Delete this endpoint?' : 'Rotate the signing secret?'}
+        description={
+          confirm?.action === 'delete'
+            ? `${confirm.endpoint.url} receives nothing more, and its delivery log is deleted with it.`
+            : 'You get a new secret, shown once. For 24 hours every delivery is signed with the old and the new secret, so the receiver can switch whenever it likes.'
+        }
+        returnFocusTo={() => (confirm ? triggers.current.get(`${confirm.action}-${confirm.endpoint.id}`) : null)}
+        actions={
+          <>
+            <AlertDialogCancel asChild>
+              <Button size="sm">Cancel</Button>
+            </AlertDialogCancel>
+            <Button
+              size="sm"
+              variant={confirm?.action === 'delete' ? 'destructive' : 'primary'}
+              data-testid="confirm-webhook-action"
+              onClick={async () => {
+                const current = confirm;
+                if (!current) return;
+                setConfirm(null);
+                const path = `/api/admin/webhooks/${encodeURIComponent(current.endpoint.id)}`;
+                setBusy(current.endpoint.id);
+                if (current.action === 'delete') {
+                  const outcome = await sendJson<{ id: string }>(path, { method: 'DELETE' });
+                  setBusy(null);
+                  if (!outcome.ok) return setError(outcome.error);
+                  setEndpoints((list) => list.filter((item) => item.id !== current.endpoint.id));
+                  setLog((list) => ({ ...list, deliveries: list.deliveries.filter((item) => item.endpointId !== current.endpoint.id) }));
+                  toast('Endpoint deleted');
+                  return;
+                }
+                const outcome = await sendJson<{ endpoint: WebhookEndpointView; secret: string }>(`${path}/rotate`, { method: 'POST', body: {} });
+                setBusy(null);
+                if (!outcome.ok) return setError(outcome.error);
+                replace(outcome.data.endpoint);
+                setHandover({ url: outcome.data.endpoint.url, secret: outcome.data.secret, rotated: true });
+              }}
+            >
+              {confirm?.action === 'delete' ? 'Delete' : 'Rotate secret'}
+            </Button>
+          </>
+        }
+      />
+    </div>
+  );
+}
+
+type EndpointValues = { url: string; description: string; events: WebhookEventType[] };
+
+/** URL, description and events of an endpoint (adding one, or editing it). */
+function EndpointForm({
+  initial,
+  submitLabel,
+  busy,
+  onSubmit,
+  onCancel,
+}: {
+  initial?: EndpointValues;
+  submitLabel: string;
+  busy: boolean;
+  onSubmit: (values: EndpointValues, form: HTMLFormElement) => Promise<void>;
+  onCancel?: () => void;
+}) {
+  const id = useId();
+  return (
+    <form
+      data-testid="webhook-form"
+      className="flex flex-col gap-3"
+      onSubmit={async (event) => {
+        event.preventDefault();
+        const element = event.currentTarget;
+        const form = new FormData(element);
+        await onSubmit(
+          { url: String(form.get('url') ?? ''), description: String(form.get('description') ?? ''), events: form.getAll('events').map(String) as WebhookEventType[] },
+          element,
+        );
+      }}
+    >
+      <div className="grid gap-3 sm:grid-cols-2">
+        <label className="flex flex-col gap-1 text-sm">
+          URL
+          <Input name="url" type="url" required maxLength={2000} defaultValue={initial?.url} placeholder="https://example.com/hooks/countersign" autoComplete="off" />
+        </label>
+        <label className="flex flex-col gap-1 text-sm">
+          Description (optional)
+          <Input name="description" maxLength={200} defaultValue={initial?.description} autoComplete="off" />
+        </label>
+      </div>
+      <fieldset className="flex flex-col gap-1" aria-describedby={`${id}-hint`}>
+        <legend className="mb-1 text-sm">Events</legend>
+        {EVENTS.map(({ type, label }) => (
+          <label key={type} className="flex items-start gap-2 text-sm">
+            <input type="checkbox" name="events" value={type} defaultChecked={initial ? initial.events.includes(type) : true} className="mt-0.5 size-4 accent-primary" />
+            <span>
+              <span className="font-mono">{type}</span> <span className="text-muted-foreground">— {label}</span>
+            </span>
+          </label>
+        ))}
+        <span id={`${id}-hint`} className="text-xs text-muted-foreground">
+          Pick at least one.
+        </span>
+      </fieldset>
+      <div className="flex gap-2">
+        <Button type="submit" size="sm" variant="primary" disabled={busy} data-testid="save-webhook">
+          {busy ? 'Saving…' : submitLabel}
+        </Button>
+        {onCancel ? (
+          <Button size="sm" onClick={onCancel}>
+            Cancel
+          </Button>
+        ) : null}
+      </div>
+    </form>
+  );
+}
+
+function AddEndpoint({ onCreated, onError }: { onCreated: (endpoint: WebhookEndpointView, secret: string) => void; onError: (error: FriendlyError) => void }) {
+  const id = useId();
+  const [saving, setSaving] = useState(false);
+  return (
+    <section aria-labelledby={`${id}-heading`} className="rounded-lg border border-border bg-card p-4">
+      <h2 id={`${id}-heading`} className="mb-1 text-sm font-semibold">
+        <Plus className="mr-1 inline size-4" aria-hidden />
+        Add an endpoint
+      </h2>
+      <p className="mb-3 text-xs text-muted-foreground">
+        Events are POSTed as JSON and signed as the Standard Webhooks specification says (headers webhook-id, webhook-timestamp, webhook-signature); failed deliveries are retried with growing waits.
+      </p>
+      <EndpointForm
+        submitLabel="Add endpoint"
+        busy={saving}
+        onSubmit={async (values, form) => {
+          setSaving(true);
+          const outcome = await sendJson<{ endpoint: WebhookEndpointView; secret: string }>('/api/admin/webhooks', { method: 'POST', body: values });
+          setSaving(false);
+          if (!outcome.ok) return onError(outcome.error);
+          form.reset();
+          onCreated(outcome.data.endpoint, outcome.data.secret);
+        }}
+      />
+    </section>
+  );
+}
+
+function SecretNotice({ handover, onDone }: { handover: Handover; onDone: () => void }) {
+  const id = useId();
+  return (
+    <section aria-labelledby={`${id}-heading`} data-testid="webhook-secret" className="flex flex-col gap-2 rounded-lg border border-primary/40 bg-primary/5 p-4">
+      <h2 id={`${id}-heading`} className="text-sm font-semibold break-all">
+        {handover.rotated ? `New signing secret for ${handover.url}` : `Signing secret for ${handover.url}`}
+      </h2>
+      <p className="text-sm text-muted-foreground">
+        Give it to the receiver to verify signatures; it is shown only now.
+        {handover.rotated ? ' The old secret keeps signing too for 24 hours.' : ''}
+      </p>
+      <div className="flex flex-col gap-2 sm:flex-row">
+        <label htmlFor={`${id}-secret`} className="sr-only">
+          Signing secret
+        </label>
+        <Input id={`${id}-secret`} readOnly value={handover.secret} data-testid="webhook-secret-value" className="font-mono text-xs" onFocus={(event) => event.currentTarget.select()} />
+        <Button
+          size="sm"
+          variant="outline"
+          className="h-9"
+          onClick={async () => {
+            try {
+              await navigator.clipboard.writeText(handover.secret);
+              toast('Secret copied');
+            } catch {
+              toast('Copying was refused; select the secret and copy it yourself.');
+            }
+          }}
+        >
+          <Copy aria-hidden /> Copy
+        </Button>
+      </div>
+      <div>
+        <Button size="sm" variant="primary" onClick={onDone}>
+          Done
+        </Button>
+      </div>
+    </section>
+  );
+}
+
+function DeliveryLog({
+  log,
+  onRefresh,
+  onMore,
+  onResend,
+}: {
+  log: Log;
+  onRefresh: () => Promise<unknown>;
+  onMore: () => Promise<unknown>;
+  onResend: (delivery: WebhookDeliveryView) => Promise<unknown>;
+}) {
+  const [working, setWorking] = useState<string | null>(null);
+  return (
+    <section aria-labelledby="deliveries-heading" className="flex flex-col gap-2">
+      <div className="flex items-center gap-2">
+        <h2 id="deliveries-heading" className="flex-1 text-sm font-semibold">
+          Deliveries
+        </h2>
+        <Button
+          size="sm"
+          variant="ghost"
+          data-testid="refresh-deliveries"
+          disabled={working === 'refresh'}
+          onClick={async () => {
+            setWorking('refresh');
+            await onRefresh();
+            setWorking(null);
+          }}
+        >
+          <RefreshCw aria-hidden /> Refresh
+        </Button>
+      </div>
+      {log.deliveries.length === 0 ? (
+        <p className="rounded-lg border border-dashed border-border p-4 text-sm text-muted-foreground">No deliveries yet.</p>
+      ) : (
+        <div className="overflow-x-auto rounded-lg border border-border bg-card">
+          <table className="w-full min-w-[44rem] text-left text-sm" data-testid="webhook-deliveries">
+            <thead className="border-b border-border text-xs text-muted-foreground">
+              <tr>
+                <th scope="col" className="px-3 py-2 font-medium">Event</th>
+                <th scope="col" className="px-3 py-2 font-medium">Endpoint</th>
+                <th scope="col" className="px-3 py-2 font-medium">Status</th>
+                <th scope="col" className="px-3 py-2 text-right font-medium">Attempts</th>
+                <th scope="col" className="px-3 py-2 font-medium">Last answer</th>
+                <th scope="col" className="px-3 py-2 text-right font-medium">Time</th>
+                <th scope="col" className="px-3 py-2 font-medium">When</th>
+                <th scope="col" className="px-3 py-2">
+                  <span className="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-border">
+              {log.deliveries.map((delivery) => (
+                <tr key={delivery.id} data-testid="webhook-delivery" data-event-id={delivery.eventId} data-status={delivery.status} data-run-id={delivery.subject.runId ?? ''}>
+                  <td className="px-3 py-2">
+                    <span className="block font-mono text-xs">{delivery.type}</span>
+                    {delivery.subject.toolName ? <span className="block text-xs text-muted-foreground">{delivery.subject.toolName}</span> : null}
+                  </td>
+                  <td className="max-w-56 truncate px-3 py-2 font-mono text-xs" title={delivery.endpointUrl}>
+                    {delivery.endpointUrl}
+                  </td>
+                  <td className="px-3 py-2">
+                    <Badge tone={STATUS_TONE[delivery.status]}>{STATUS_LABEL[delivery.status]}</Badge>
+                  </td>
+                  <td className="px-3 py-2 text-right tabular-nums" data-testid="delivery-attempts">
+                    {delivery.attempts}
+                  </td>
+                  <td className="px-3 py-2 text-xs" data-testid="delivery-answer">
+                    {delivery.lastStatusCode !== null ? `HTTP ${delivery.lastStatusCode}` : (delivery.lastError ?? '—')}
+                  </td>
+                  <td className="px-3 py-2 text-right text-xs tabular-nums">{delivery.lastDurationMs !== null ? `${delivery.lastDurationMs} ms` : '—'}</td>
+                  <td className="px-3 py-2 text-xs">
+                    <ShortDate iso={delivery.lastAttemptAt ?? delivery.createdAt} />
+                    {delivery.nextAttemptAt && delivery.attempts > 0 ? (
+                      <span className="block text-muted-foreground">
+                        retry <ShortDate iso={delivery.nextAttemptAt} />
+                      </span>
+                    ) : null}
+                  </td>
+                  <td className="px-3 py-2 text-right">
+                    <Button
+                      size="sm"
+                      variant="outline"
+                      disabled={working === delivery.id}
+                      aria-label={`Resend ${delivery.type} to ${delivery.endpointUrl}`}
+                      data-testid="resend-delivery"
+                      onClick={async () => {
+                        setWorking(delivery.id);
+                        await onResend(delivery);
+                        setWorking(null);
+                      }}
+                    >
+                      <Send aria-hidden /> Resend
+                    </Button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {log.nextCursor ? (
+        <div>
+          <Button size="sm" onClick={() => void onMore()}>
+            Show older deliveries
+          </Button>
+        </div>
+      ) : null}
+    </section>
+  );
+}
