@@ -67,19 +67,15 @@ CREATE TABLE "webhook_attempts" (
 );
 CREATE INDEX "webhook_attempts_delivery_idx" ON "webhook_attempts" ("delivery_id", "attempt");
 
--- Emits one event: nothing when no enabled endpoint subscribes to its type (the common case costs
--- one index-less look at a tiny table); otherwise the event row (once per dedupe key) and, per
--- subscribed endpoint, a delivery row and its `webhook-delivery` job, all committed with the state
--- change that caused it (save, then publish).
+-- Emits one event (the callers checked that some endpoint wants its type): the event row (once per
+-- dedupe key) and, per subscribed endpoint, a delivery row and its `webhook-delivery` job, all
+-- committed with the state change that caused it (save, then publish).
 CREATE FUNCTION "countersign_emit_webhook"("event_type" TEXT, "key" TEXT, "payload" JSONB, "call_args" JSONB) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
   "event_id" TEXT;
   "delivery" RECORD;
 BEGIN
-  IF NOT EXISTS (SELECT 1 FROM "webhook_endpoints" e WHERE e."enabled" AND "event_type" = ANY(e."events")) THEN
-    RETURN;
-  END IF;
   INSERT INTO "webhook_events" ("id", "type", "dedupe_key", "data", "args")
   VALUES ('msg_' || replace(gen_random_uuid()::text, '-', ''), "event_type", "key", "payload", "call_args")
   ON CONFLICT ("dedupe_key") DO NOTHING
@@ -105,6 +101,12 @@ BEGIN
 END;
 $$;
 
+-- Whether an enabled endpoint subscribes to an event type: the triggers below ask first, so a state
+-- change nobody listens to costs this one look at a tiny table and builds no payload.
+CREATE FUNCTION "countersign_webhook_wanted"("event_type" TEXT) RETURNS BOOLEAN LANGUAGE sql STABLE AS $$
+  SELECT EXISTS (SELECT 1 FROM "webhook_endpoints" e WHERE e."enabled" AND "event_type" = ANY(e."events"))
+$$;
+
 -- A person (or nobody) in an event: id and display name.
 CREATE FUNCTION "countersign_webhook_person"("person_id" TEXT) RETURNS JSONB LANGUAGE sql STABLE AS $$
   SELECT jsonb_build_object('id', "person_id", 'name', (SELECT u."name" FROM "users" u WHERE u."id" = "person_id"))
@@ -114,6 +116,9 @@ $$;
 -- suspends again is a new row, so a new event).
 CREATE FUNCTION "webhook_call_pending"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+  IF NOT "countersign_webhook_wanted"('call.pending') THEN
+    RETURN NULL;
+  END IF;
   PERFORM "countersign_emit_webhook"('call.pending', 'call.pending:' || NEW."id", jsonb_build_object(
     'callId', NEW."id",
     'runId', NEW."root_run_id",
@@ -146,6 +151,9 @@ DECLARE
   "expired" BOOLEAN := NEW."actor_role" = 'system' AND NEW."kind" = 'decline';
   "call" RECORD;
 BEGIN
+  IF NOT "countersign_webhook_wanted"(CASE WHEN "expired" THEN 'call.expired' ELSE 'call.decided' END) THEN
+    RETURN NULL;
+  END IF;
   SELECT p."root_run_id", p."root_tool_call_id", p."agent_id", p."thread_id", p."kind", p."requested_by"
   INTO "call" FROM "pending_tool_calls" p WHERE p."id" = NEW."pending_call_id";
   PERFORM "countersign_emit_webhook"(
@@ -179,6 +187,9 @@ CREATE TRIGGER "decisions_webhook" AFTER INSERT ON "decisions"
 -- run.finished: a top-level run reaches completed, failed or cancelled.
 CREATE FUNCTION "webhook_run_finished"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+  IF NOT "countersign_webhook_wanted"('run.finished') THEN
+    RETURN NULL;
+  END IF;
   PERFORM "countersign_emit_webhook"('run.finished', 'run.finished:' || NEW."id", jsonb_build_object(
     'runId', NEW."id",
     'status', NEW."status",
