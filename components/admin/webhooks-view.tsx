@@ -166,7 +166,7 @@ export function WebhooksView({ initialEndpoints, initialLog, viewer }: { initial
                               if (element) triggers.current.set(`${action}-${endpoint.id}`, element);
                             }}
                             onClick={() => setConfirm({ endpoint, action })}
-                            aria-label={`${action === 'rotate' ? 'Rotate the secret of' : 'Delete'} ${endpoint.url}`}
+                            aria-label={`${action === 'rotate' ? 'Rotate secret of' : 'Delete'} ${endpoint.url}`}
                           >
                             {action === 'rotate' ? <RotateCcw aria-hidden /> : <Trash2 aria-hidden />}
                             <span>{action === 'rotate' ? 'Rotate secret' : 'Delete'}</span>
