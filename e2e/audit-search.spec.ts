@@ -78,6 +78,14 @@ test.describe('audit search', () => {
     expect(csvLines[1]).toContain(budget.toolCallId);
     const all = (await (await alex.request.get(`/api/audit?format=csv&limit=1&person=${encodeURIComponent(quinn.email)}`)).text()).split('\r\n').filter(Boolean);
     expect(all).toHaveLength(3);
+    // JSON Lines beside it, same filters: a header with the chain head, then entries with their links.
+    const jsonlHref = await page.getByTestId('audit-jsonl').getAttribute('href');
+    expect(jsonlHref).toBe(href!.replace('format=csv', 'format=jsonl'));
+    const jsonl = await alex.request.get(`${jsonlHref}&limit=1`);
+    expect(jsonl.headers()['content-type']).toContain('application/jsonl');
+    const jsonlLines = (await jsonl.text()).split('\n').filter(Boolean).map((line) => JSON.parse(line));
+    expect(jsonlLines[0]).toMatchObject({ entry: 'export', head: { hash: expect.stringMatching(/^[0-9a-f]{64}$/) } });
+    expect(jsonlLines.slice(1)).toEqual([expect.objectContaining({ entry: 'decision', kind: 'decline', seq: expect.stringMatching(/^\d+$/), hash: expect.any(String) })]);
 
     // Dates: none of these before 2020; bad dates are said to be unreadable.
     await page.goto(`/audit?person=${encodeURIComponent(`Quinn ${tag}`)}&to=2020-01-01`);

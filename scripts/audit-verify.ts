@@ -1,24 +1,42 @@
 // `npm run audit:verify`: recomputes the audit hash chain (decisions and audit events) of the
 // database (DATABASE_URL, else the embedded development one) and names the first broken link.
-// Exit code 0 when the chain holds, 1 when it does not.
-import { verifyAuditChain } from '../lib/audit/verify';
-import { createPrismaClient } from '../lib/store/db';
-import { openDatabase } from './database';
+// `npm run audit:verify -- --file <export.jsonl|export.csv>` checks a downloaded export offline
+// instead (no database): every entry's hashes, and the links between consecutive entries.
+// Exit code 0 when the chain (or the export) holds, 1 when it does not, 2 for a bad command line.
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
 
-const database = await openDatabase();
-const db = createPrismaClient(database.url, { maxConnections: 2 });
-try {
-  const report = await verifyAuditChain(db);
-  if (report.ok) {
-    console.log(`Audit chain holds: ${report.checked} links, head ${report.head.seq} ${report.head.hash}.`);
-    if (report.unchained > 0) console.log(`${report.unchained} entries are older than the chain and not covered by it.`);
-  } else {
-    const broken = report.firstBroken!;
-    console.error(`Audit chain BROKEN at link ${broken.seq} (${broken.table} ${broken.id}): ${broken.problem}. ${broken.message}`);
-    console.error(`${report.checked} links before it hold.`);
-  }
+const { values } = parseArgs({ options: { file: { type: 'string' }, json: { type: 'boolean', default: false } }, strict: true });
+
+if (values.file) {
+  const { describeExportReport, verifyCsvExport, verifyJsonLinesExport } = await import('../lib/audit/export');
+  const text = await readFile(values.file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    console.error(`Cannot read ${values.file}: ${error.code ?? error.message}`);
+    process.exit(2);
+  });
+  const report = /\.csv$/i.test(values.file) ? verifyCsvExport(text) : verifyJsonLinesExport(text);
+  if (values.json) console.log(JSON.stringify(report, null, 2));
+  else for (const line of describeExportReport(report)) (report.ok ? console.log : console.error)(line);
   process.exitCode = report.ok ? 0 : 1;
-} finally {
-  await db.$disconnect();
-  await database.stop();
+} else {
+  const { verifyAuditChain } = await import('../lib/audit/verify');
+  const { createPrismaClient } = await import('../lib/store/db');
+  const { openDatabase } = await import('./database');
+  const database = await openDatabase();
+  const db = createPrismaClient(database.url, { maxConnections: 2 });
+  try {
+    const report = await verifyAuditChain(db);
+    if (report.ok) {
+      console.log(`Audit chain holds: ${report.checked} links, head ${report.head.seq} ${report.head.hash}.`);
+      if (report.unchained > 0) console.log(`${report.unchained} entries are older than the chain and not covered by it.`);
+    } else {
+      const broken = report.firstBroken!;
+      console.error(`Audit chain BROKEN at link ${broken.seq} (${broken.table} ${broken.id}): ${broken.problem}. ${broken.message}`);
+      console.error(`${report.checked} links before it hold.`);
+    }
+    process.exitCode = report.ok ? 0 : 1;
+  } finally {
+    await db.$disconnect();
+    await database.stop();
+  }
 }

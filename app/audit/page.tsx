@@ -17,7 +17,10 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
   const parsed = auditQuerySchema.safeParse({ ...Object.fromEntries(Object.entries(filters).filter(([, value]) => value)), cursor });
   const query = parsed.success ? parsed.data : auditQuerySchema.parse({});
   // A cursor that is not ours (edited URL) shows the newest page instead of an error page.
-  const { entries, nextCursor } = await listAudit(query).catch(() => listAudit({ ...query, cursor: undefined }));
+  const page = await listAudit(query).catch(() => listAudit({ ...query, cursor: undefined }));
+  const nextCursor = page.nextCursor;
+  // The chain fields are for the exports; the page does not send them to the browser.
+  const entries = page.entries.map(({ chained: _chained, ...entry }) => entry);
   const people = await displayNames([
     admin.id,
     ...entries.flatMap((entry) => [entry.actorId, entry.requester, ...entry.activity.flatMap((item) => [item.actorId, ...(item.assignee ? [item.assignee] : [])])]),

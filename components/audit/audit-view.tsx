@@ -60,6 +60,7 @@ export function AuditView({ entries, nextCursor, filters, filterError, options, 
   const baseId = useId();
   const query = new URLSearchParams(Object.entries(filters).filter(([, value]) => value));
   const csvQuery = new URLSearchParams([...query, ['format', 'csv']]);
+  const jsonlQuery = new URLSearchParams([...query, ['format', 'jsonl']]);
   const toggle = (id: string) => setOpen((current) => (current === id ? null : id));
   return (
     <div className="flex min-h-dvh flex-col">
@@ -86,6 +87,16 @@ export function AuditView({ entries, nextCursor, filters, filterError, options, 
             <Button asChild variant="outline" size="sm" className="shrink-0">
               <a href={`/api/audit?${csvQuery}`} data-testid="audit-csv" download>
                 <Download aria-hidden /> CSV<span className="sr-only"> of every decision matching these filters</span>
+              </a>
+            </Button>
+            <Button asChild variant="outline" size="sm" className="shrink-0">
+              <a
+                href={`/api/audit?${jsonlQuery}`}
+                data-testid="audit-jsonl"
+                download
+                title="With the hash chain: check it offline with npm run audit:verify -- --file"
+              >
+                <Download aria-hidden /> JSON Lines<span className="sr-only"> of every decision matching these filters, with the hash chain</span>
               </a>
             </Button>
           </div>

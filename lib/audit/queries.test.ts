@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { auditCsv, type AuditEntry } from './queries';
+import { auditCsv, type ChainedAuditEntry } from './queries';
 
-const entry: AuditEntry = {
+const entry: ChainedAuditEntry = {
   id: 'dec-1',
   at: '2025-03-03T14:02:05.678Z',
   actorId: 'rita',
@@ -26,14 +26,40 @@ const entry: AuditEntry = {
   resumeData: null,
   why: 'amount 250 > 100: reviewer required, not the requester',
   activity: [],
+  chained: {
+    id: 'dec-1',
+    pendingCallId: 'pc-1',
+    runId: 'run-1',
+    toolCallId: 'call-1',
+    toolName: 'issue-refund',
+    kind: 'approval',
+    approved: true,
+    reason: null,
+    actorId: 'rita',
+    actorRole: 'reviewer',
+    fingerprint: 'ab12',
+    args: { orderId: 'ord-1', amount: 250 },
+    editedArgs: null,
+    editedFingerprint: null,
+    resumeData: null,
+    createdAt: new Date('2025-03-03T14:02:05.678Z'),
+    chainSeq: '7',
+    contentHash: 'c'.repeat(64),
+    prevHash: 'p'.repeat(64),
+    hash: 'h'.repeat(64),
+  },
 };
 
-const HEADER = 'at,actorId,actorRole,kind,approved,reason,toolName,agentId,requester,runId,toolCallId,fingerprint,args,editedArgs,editedFingerprint,resumeData,why';
+const HEADER = 'at,actorId,actorRole,kind,approved,reason,toolName,agentId,requester,runId,toolCallId,fingerprint,args,editedArgs,editedFingerprint,resumeData,why,id,chainSeq,contentHash,prevHash,hash,chainEntry';
+/** The chain columns of `entry`: its id, link and the decision as its hash covers it (as JSON). */
+const CHAIN_CELLS =
+  `,dec-1,7,${'c'.repeat(64)},${'p'.repeat(64)},${'h'.repeat(64)},` +
+  '"{""entry"":""decision"",""id"":""dec-1"",""pendingCallId"":""pc-1"",""runId"":""run-1"",""toolCallId"":""call-1"",""toolName"":""issue-refund"",""kind"":""approval"",""approved"":true,""reason"":null,""actorId"":""rita"",""actorRole"":""reviewer"",""fingerprint"":""ab12"",""args"":{""orderId"":""ord-1"",""amount"":250},""editedArgs"":null,""editedFingerprint"":null,""resumeData"":null,""createdAt"":""2025-03-03T14:02:05.678Z""}"';
 
 describe('auditCsv', () => {
   it('writes the header and one CRLF-terminated row per entry; JSON columns as JSON text, null as empty', () => {
     expect(auditCsv([entry])).toBe(
-      `${HEADER}\r\n` + '2025-03-03T14:02:05.678Z,rita,reviewer,approval,true,,issue-refund,support,ada,run-1,call-1,ab12,"{""orderId"":""ord-1"",""amount"":250}",,,,"amount 250 > 100: reviewer required, not the requester"\r\n',
+      `${HEADER}\r\n` + '2025-03-03T14:02:05.678Z,rita,reviewer,approval,true,,issue-refund,support,ada,run-1,call-1,ab12,"{""orderId"":""ord-1"",""amount"":250}",,,,"amount 250 > 100: reviewer required, not the requester"' + CHAIN_CELLS + '\r\n',
     );
   });
 
@@ -42,7 +68,7 @@ describe('auditCsv', () => {
   });
 
   it('quotes cells with commas, quotes or line breaks (RFC 4180) and leaves others bare', () => {
-    const decline: AuditEntry = {
+    const decline: ChainedAuditEntry = {
       ...entry,
       kind: 'decline',
       approved: false,
@@ -55,7 +81,7 @@ describe('auditCsv', () => {
     };
     expect(auditCsv([decline])).toBe(
       `${HEADER}\r\n` +
-        '2025-03-03T14:02:05.678Z,rita,reviewer,decline,false,"Wrong order, ""ord-1""\r\nask again",issue-refund,support,ada,run-1,call-1,ab12,plain text,"[1,2]",cd34,"{""city"":""Oslo""}",\r\n',
+        '2025-03-03T14:02:05.678Z,rita,reviewer,decline,false,"Wrong order, ""ord-1""\r\nask again",issue-refund,support,ada,run-1,call-1,ab12,plain text,"[1,2]",cd34,"{""city"":""Oslo""}",' + CHAIN_CELLS + '\r\n',
     );
     // A line break alone is reason enough to quote, be it CR or LF.
     for (const reason of ['line one\rline two', 'line one\nline two']) {

@@ -7,6 +7,8 @@ import { prisma } from '@/lib/store/db';
 import { listCallActivity, type CallActivityEntry } from '@/lib/inbox/notes';
 import type { ToolDescription } from '@/lib/agent/tool';
 import { describeAppCall } from '@/lib/chat/describe';
+import { GENESIS, type DecisionRow } from './chain';
+import { csvCellText, decisionLine, EXPORT_FORMAT, type HeaderLine, type StoredLink } from './export';
 
 /** Free text a person types into a filter: trimmed, empty means "no filter". */
 const filterText = z
@@ -61,7 +63,8 @@ export const auditQuerySchema = decisionFiltersSchema.extend({
   limit: z.coerce.number().int().min(1).max(500).default(100),
   /** Opaque keyset cursor from a previous page's `nextCursor`. */
   cursor: z.string().max(200).optional(),
-  format: z.enum(['json', 'csv']).default('json'),
+  /** `csv` and `jsonl` (JSON Lines): the whole filtered log as a streamed download with the hash chain. */
+  format: z.enum(['json', 'csv', 'jsonl']).default('json'),
 });
 export type DecisionFilters = z.infer<typeof decisionFiltersSchema>;
 export type AuditQuery = z.infer<typeof auditQuerySchema>;
@@ -100,6 +103,11 @@ export interface AuditEntry {
   why: string | null;
   /** Assignments, notes and questions on the call before or after this decision, oldest first. */
   activity: CallActivityEntry[];
+}
+
+/** An audit entry with the decision as its hash chain link covers it (lib/audit/chain.ts), for the exports. */
+export interface ChainedAuditEntry extends AuditEntry {
+  chained: DecisionRow & StoredLink;
 }
 
 /** `%text%` for ILIKE, with the pattern characters in `text` matched literally. */
@@ -142,7 +150,9 @@ export function auditPageQuery(query: AuditQuery, after: KeysetPosition | null):
       p.root_tool_call_id AS "toolCallId", d.fingerprint, d.args, d.edited_args AS "editedArgs", d.edited_fingerprint AS "editedFingerprint",
       d.resume_data AS "resumeData", p.tool_name AS "toolName", p.agent_id AS "agentId", p.chain, p.root_run_id AS "rootRunId",
       p.thread_id AS "threadId", p.requested_by AS "requester", d.pending_call_id AS "pendingCallId", actor.email AS "actorEmail", requester.email AS "requesterEmail",
-      p.policy_evaluation->>'why' AS "why"
+      p.policy_evaluation->>'why' AS "why",
+      d.run_id AS "decisionRunId", d.tool_call_id AS "decisionToolCallId", d.tool_name AS "decisionToolName",
+      d.chain_seq AS "chainSeq", d.content_hash AS "contentHash", d.prev_hash AS "prevHash", d.hash
     FROM decisions d JOIN pending_tool_calls p ON p.id = d.pending_call_id
       LEFT JOIN users actor ON actor.id = d.actor_id
       LEFT JOIN users requester ON requester.id = p.requested_by
@@ -152,7 +162,8 @@ export function auditPageQuery(query: AuditQuery, after: KeysetPosition | null):
     LIMIT ${query.limit + 1}`;
 }
 
-type AuditRow = Omit<AuditEntry, 'at' | 'runId' | 'activity'> & { createdAt: Date; rootRunId: string; pendingCallId: string };
+type AuditRow = Omit<AuditEntry, 'at' | 'runId' | 'activity'> &
+  StoredLink & { createdAt: Date; rootRunId: string; pendingCallId: string; decisionRunId: string; decisionToolCallId: string; decisionToolName: string | null };
 
 /**
  * The append-only decision log, newest first, filtered; keyset-paged (see auditPageQuery).
@@ -160,7 +171,7 @@ type AuditRow = Omit<AuditEntry, 'at' | 'runId' | 'activity'> & { createdAt: Dat
  * @returns a page of entries and the cursor of the next page (null at the end)
  * @throws ApiError 400 INVALID_CURSOR
  */
-export async function listAudit(query: AuditQuery, db: PrismaClient = prisma()): Promise<{ entries: AuditEntry[]; nextCursor: string | null }> {
+export async function listAudit(query: AuditQuery, db: PrismaClient = prisma()): Promise<{ entries: ChainedAuditEntry[]; nextCursor: string | null }> {
   const rows = await db.$queryRaw<AuditRow[]>(auditPageQuery(query, decodeCursor(query.cursor)));
   const page = rows.slice(0, query.limit);
   const last = page.at(-1);
@@ -191,35 +202,122 @@ export async function listAudit(query: AuditQuery, db: PrismaClient = prisma()):
       resumeData: row.resumeData,
       why: row.why ?? null,
       activity: activity.get(row.pendingCallId) ?? [],
+      chained: {
+        id: row.id,
+        pendingCallId: row.pendingCallId,
+        runId: row.decisionRunId,
+        toolCallId: row.decisionToolCallId,
+        toolName: row.decisionToolName,
+        kind: row.kind,
+        approved: row.approved,
+        reason: row.reason,
+        actorId: row.actorId,
+        actorRole: row.actorRole,
+        fingerprint: row.fingerprint,
+        args: row.args,
+        editedArgs: row.editedArgs,
+        editedFingerprint: row.editedFingerprint,
+        resumeData: row.resumeData,
+        createdAt: row.createdAt,
+        chainSeq: row.chainSeq === null ? null : String(row.chainSeq),
+        contentHash: row.contentHash,
+        prevHash: row.prevHash,
+        hash: row.hash,
+      },
     })),
     nextCursor: rows.length > query.limit && last ? encodeCursor(last) : null,
   };
 }
 
 const CSV_COLUMNS = ['at', 'actorId', 'actorRole', 'kind', 'approved', 'reason', 'toolName', 'agentId', 'requester', 'runId', 'toolCallId', 'fingerprint', 'args', 'editedArgs', 'editedFingerprint', 'resumeData', 'why'] as const;
+/** The hash chain columns after the readable ones: the link, and the entry as the hash covers it (JSON). */
+const CSV_CHAIN_COLUMNS = ['id', 'chainSeq', 'contentHash', 'prevHash', 'hash', 'chainEntry'] as const;
 
 /**
- * RFC 4180 CSV of audit entries (JSON columns as JSON text, CRLF line ends): a cell is quoted when
+ * RFC 4180 CSV of audit entries (JSON columns as JSON text, CRLF line ends), each row with its hash
+ * chain link (`chainSeq`, `contentHash`, `prevHash`, `hash`) and `chainEntry`, the decision as its
+ * hash covers it, so `npm run audit:verify -- --file x.csv` checks it offline (lib/audit/export.ts).
+ * A cell is quoted when
  * it holds a comma, quote or line break — or a semicolon or tab, which spreadsheets in some locales
  * split on, so no part of a cell can start a cell of its own.
  * Cells are untrusted text (reasons, arguments, answers): any cell starting with `=`, `+`, `-`, `@`,
  * tab or CR (or their full-width forms) gets a leading `'`, so a spreadsheet shows it as text instead
  * of running it as a formula. Source: OWASP "CSV Injection".
  */
-export function auditCsv(entries: AuditEntry[]): string {
+export function auditCsv(entries: ChainedAuditEntry[]): string {
   return `${CSV_HEADER}${auditCsvRows(entries)}`;
 }
 
 /** The CSV header line (CRLF-terminated). */
-export const CSV_HEADER = `${CSV_COLUMNS.join(',')}\r\n`;
+export const CSV_HEADER = `${[...CSV_COLUMNS, ...CSV_CHAIN_COLUMNS].join(',')}\r\n`;
 
 /** The CSV rows of `entries` without the header, quoted and escaped as auditCsv describes. */
-export function auditCsvRows(entries: AuditEntry[]): string {
-  const text = (value: unknown) =>
-    value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+export function auditCsvRows(entries: ChainedAuditEntry[]): string {
   return stringify(
-    entries.map((entry) => CSV_COLUMNS.map((column) => text(entry[column]))),
+    entries.map((entry) => {
+      const { seq, contentHash, prevHash, hash, ...covered } = decisionLine(entry.chained);
+      return [
+        ...CSV_COLUMNS.map((column) => csvCellText(entry[column])),
+        ...[entry.id, seq, contentHash, prevHash, hash].map(csvCellText),
+        JSON.stringify(covered),
+      ];
+    }),
     { record_delimiter: 'windows', quoted_match: /[;\t\r\n]/, escape_formulas: true },
+  );
+}
+
+/**
+ * The whole filtered audit log as JSON Lines, streamed like the CSV (one keyset page per pull, no
+ * cap, newest first): a header line `{ entry: 'export', format, exportedAt, filters, head }` with
+ * the chain head when the export started, then one line per decision with exactly the fields its
+ * hash covers and its link (lib/audit/export.ts), which `npm run audit:verify -- --file` checks.
+ *
+ * @returns a byte stream for a Response body (`application/jsonl`)
+ */
+export function auditJsonLinesStream(query: AuditQuery, db: PrismaClient = prisma()): ReadableStream<Uint8Array> {
+  return pagedExport(
+    async () => {
+      const head = await db.auditChainHead.findUnique({ where: { id: 1 } });
+      const { limit: _limit, cursor: _cursor, format: _format, ...filters } = query;
+      const header: HeaderLine = {
+        entry: 'export',
+        format: EXPORT_FORMAT,
+        exportedAt: new Date().toISOString(),
+        filters: JSON.parse(JSON.stringify(filters)) as Record<string, unknown>,
+        head: { seq: String(head?.seq ?? 0n), hash: head?.hash ?? GENESIS },
+      };
+      return `${JSON.stringify(header)}\n`;
+    },
+    (entries) => entries.map((entry) => `${JSON.stringify(decisionLine(entry.chained))}\n`).join(''),
+    query,
+    db,
+  );
+}
+
+/** Streams a header, then one keyset page of CSV_PAGE entries per pull (backpressure: read on demand). */
+function pagedExport(
+  header: () => Promise<string>,
+  rows: (entries: ChainedAuditEntry[]) => string,
+  query: AuditQuery,
+  db: PrismaClient,
+): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  let cursor: string | undefined;
+  let started = false;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (!started) {
+          started = true;
+          controller.enqueue(encoder.encode(await header()));
+        }
+        const page = await listAudit({ ...query, limit: CSV_PAGE, cursor }, db);
+        if (page.entries.length > 0) controller.enqueue(encoder.encode(rows(page.entries)));
+        if (page.nextCursor) cursor = page.nextCursor;
+        else controller.close();
+      },
+    },
+    { highWaterMark: 1 },
   );
 }
 
@@ -235,22 +333,5 @@ export const CSV_PAGE = 500;
  * @returns a byte stream for a Response body
  */
 export function auditCsvStream(query: AuditQuery, db: PrismaClient = prisma()): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
-  let cursor: string | undefined;
-  let started = false;
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        if (!started) {
-          started = true;
-          controller.enqueue(encoder.encode(CSV_HEADER));
-        }
-        const page = await listAudit({ ...query, limit: CSV_PAGE, cursor }, db);
-        if (page.entries.length > 0) controller.enqueue(encoder.encode(auditCsvRows(page.entries)));
-        if (page.nextCursor) cursor = page.nextCursor;
-        else controller.close();
-      },
-    },
-    { highWaterMark: 1 },
-  );
+  return pagedExport(async () => CSV_HEADER, auditCsvRows, query, db);
 }

@@ -362,13 +362,17 @@ export const paths: ZodOpenApiPathsObject = {
   '/api/audit': {
     get: {
       tags: ['Audit'],
-      summary: 'The decision log (JSON, or CSV with format=csv)',
+      summary: 'The decision log (JSON pages; format=csv or format=jsonl: the whole filtered log with the hash chain)',
       ...access('audit:read', 'admins'),
       requestParams: { query: auditQuerySchema },
       responses: {
         '200': {
           description: 'A page of entries',
-          content: { 'application/json': { schema: anyObject('AuditPage', '`{ entries, nextCursor }`') }, 'text/csv': { schema: z.string() } },
+          content: {
+            'application/json': { schema: anyObject('AuditPage', '`{ entries, nextCursor }`') },
+            'text/csv': { schema: z.string() },
+            'application/jsonl': { schema: z.string().meta({ description: 'A header line, then one line per decision with its hash chain link' }) },
+          },
         },
         ...errors(400, 401, 403),
       },

@@ -1,11 +1,12 @@
 import { requireActor } from '@/lib/auth/session';
-import { auditCsvStream, auditQuerySchema, listAudit } from '@/lib/audit/queries';
+import { auditCsvStream, auditJsonLinesStream, auditQuerySchema, listAudit } from '@/lib/audit/queries';
 import { withErrors } from '@/lib/http/errors';
 
 /**
- * The decision audit log (admins): JSON pages, or with `format=csv` the whole filtered log as one
- * streamed CSV download (no row cap; `limit` and `cursor` apply to JSON only). Read-only: there is
- * no write path.
+ * The decision audit log (admins): JSON pages, or with `format=csv` / `format=jsonl` the whole
+ * filtered log as one streamed download with each entry's hash chain link (no row cap; `limit` and
+ * `cursor` apply to JSON only), checked offline by `npm run audit:verify -- --file <download>`.
+ * Read-only: there is no write path.
  */
 export const GET = withErrors(async (request: Request) => {
   await requireActor(request, ['admin']);
@@ -19,5 +20,15 @@ export const GET = withErrors(async (request: Request) => {
       },
     });
   }
-  return Response.json(await listAudit(query));
+  if (query.format === 'jsonl') {
+    return new Response(auditJsonLinesStream(query), {
+      headers: {
+        'content-type': 'application/jsonl; charset=utf-8',
+        'content-disposition': 'attachment; filename="countersign-audit.jsonl"',
+        'cache-control': 'no-store',
+      },
+    });
+  }
+  const page = await listAudit(query);
+  return Response.json({ ...page, entries: page.entries.map(({ chained: _chained, ...entry }) => entry) });
 });

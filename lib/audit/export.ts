@@ -1,0 +1,415 @@
+import { parse } from 'csv-parse/sync';
+import { z } from 'zod';
+import { fingerprintToolCall } from '@/lib/agent/fingerprint';
+import { contentHash, decisionContent, eventContent, GENESIS, linkHash, type DecisionRow, type EventRow } from './chain';
+
+/**
+ * Audit exports that carry the hash chain (lib/audit/chain.ts), and their offline verifier.
+ *
+ * A JSON Lines export is a header line, then one line per entry. An entry line holds exactly what
+ * its hash covers — the entry's canonical content fields (for a decision also the arguments, which
+ * its fingerprint covers, and the edited arguments and answer, which its `dataHash` covers) — and
+ * its link: `seq`, `contentHash`, `prevHash`, `hash`. Nothing else, so no byte of an entry line is
+ * outside what the verifier checks. The CSV export has the readable columns plus the same link
+ * columns and a `chainEntry` column with the entry as JSON; the verifier also compares the readable
+ * columns that the hash covers with it.
+ *
+ * Pure functions: no database, so `npm run audit:verify -- --file` runs anywhere.
+ */
+
+/** The format name in the header line; a verifier refuses others. */
+export const EXPORT_FORMAT = 'countersign-audit-export/1';
+
+const link = {
+  /** The link's number in the chain (decimal text: it may exceed 2^53); null for entries older than the chain. */
+  seq: z.string().regex(/^[1-9]\d*$/).nullable(),
+  contentHash: z.string().nullable(),
+  prevHash: z.string().nullable(),
+  hash: z.string().nullable(),
+};
+const isoTime = z.iso.datetime({ offset: false, precision: 3 });
+
+export const decisionLineSchema = z.strictObject({
+  entry: z.literal('decision'),
+  ...link,
+  id: z.string(),
+  pendingCallId: z.string(),
+  runId: z.string(),
+  toolCallId: z.string(),
+  toolName: z.string().nullable(),
+  kind: z.string(),
+  approved: z.boolean().nullable(),
+  reason: z.string().nullable(),
+  actorId: z.string(),
+  actorRole: z.string(),
+  fingerprint: z.string(),
+  args: z.unknown(),
+  editedArgs: z.unknown(),
+  editedFingerprint: z.string().nullable(),
+  resumeData: z.unknown(),
+  createdAt: isoTime,
+});
+
+export const eventLineSchema = z.strictObject({
+  entry: z.literal('event'),
+  ...link,
+  id: z.string(),
+  action: z.string(),
+  actorId: z.string().nullable(),
+  actorRole: z.string().nullable(),
+  targetType: z.string().nullable(),
+  targetId: z.string().nullable(),
+  details: z.unknown(),
+  createdAt: isoTime,
+});
+
+export const headerLineSchema = z.strictObject({
+  entry: z.literal('export'),
+  format: z.literal(EXPORT_FORMAT),
+  /** ISO 8601 */
+  exportedAt: z.string(),
+  /** The filters the export was made with (as given; empty: the whole log). */
+  filters: z.record(z.string(), z.unknown()),
+  /** The chain head when the export started. */
+  head: z.object({ seq: z.string(), hash: z.string() }),
+});
+
+export type DecisionLine = z.infer<typeof decisionLineSchema>;
+export type EventLine = z.infer<typeof eventLineSchema>;
+export type HeaderLine = z.infer<typeof headerLineSchema>;
+type EntryLine = DecisionLine | EventLine;
+
+/** A stored link, as read from the database (all null before the chain existed). */
+export interface StoredLink {
+  chainSeq: bigint | string | null;
+  contentHash: string | null;
+  prevHash: string | null;
+  hash: string | null;
+}
+
+const linkFields = (row: StoredLink) => ({
+  seq: row.chainSeq === null ? null : String(row.chainSeq),
+  contentHash: row.contentHash,
+  prevHash: row.prevHash,
+  hash: row.hash,
+});
+
+/** JSON values as stored in jsonb (undefined → null). */
+const json = (value: unknown) => (value === undefined ? null : value);
+
+/** The export line of a decision: its link and the fields its hash covers. */
+export function decisionLine(row: DecisionRow & StoredLink): DecisionLine {
+  return {
+    entry: 'decision',
+    ...linkFields(row),
+    id: row.id,
+    pendingCallId: row.pendingCallId,
+    runId: row.runId,
+    toolCallId: row.toolCallId,
+    toolName: row.toolName,
+    kind: row.kind,
+    approved: row.approved,
+    reason: row.reason,
+    actorId: row.actorId,
+    actorRole: row.actorRole,
+    fingerprint: row.fingerprint,
+    args: json(row.args),
+    editedArgs: json(row.editedArgs),
+    editedFingerprint: row.editedFingerprint,
+    resumeData: json(row.resumeData),
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+/** The export line of an audit event: its link and the fields its hash covers. */
+export function eventLine(row: EventRow & StoredLink): EventLine {
+  return {
+    entry: 'event',
+    ...linkFields(row),
+    id: row.id,
+    action: row.action,
+    actorId: row.actorId,
+    actorRole: row.actorRole,
+    targetType: row.targetType,
+    targetId: row.targetId,
+    details: json(row.details),
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+/** What an offline check found wrong, naming the entry (and where it is in the file). */
+export interface ExportProblem {
+  /** 1-based line of a JSON Lines file, or 1-based record (after the header) of a CSV file. */
+  line: number;
+  id: string | null;
+  seq: string | null;
+  problem: 'unreadable' | 'content_changed' | 'args_changed' | 'wrong_hash' | 'wrong_previous_hash' | 'duplicate_link' | 'head_mismatch' | 'column_changed';
+  message: string;
+}
+
+/** The result of checking an export offline. */
+export interface ExportReport {
+  ok: boolean;
+  /** Entry lines (or rows) read. */
+  entries: number;
+  /** Entries older than the chain (no link: only readable, nothing to check). */
+  unchained: number;
+  /** Runs of consecutive link numbers in the file: within a run every link follows the one before. */
+  runs: { fromSeq: string; toSeq: string }[];
+  /** The file holds link 1 and it follows the genesis hash. */
+  startsAtGenesis: boolean;
+  /** The header's chain head, when the file had a header. */
+  head: { seq: string; hash: string } | null;
+  /** The file holds the link the head names, with the head's hash: the last run ends at the head. */
+  reachesHead: boolean;
+  problems: ExportProblem[];
+}
+
+interface Checked {
+  line: number;
+  id: string;
+  seq: bigint;
+  prevHash: string;
+  hash: string;
+}
+
+/** Checks one entry on its own: content hash, argument fingerprints, link hash. */
+function checkEntry(entry: EntryLine, line: number): ExportProblem | null {
+  const where = { line, id: entry.id, seq: entry.seq };
+  if (entry.contentHash === null || entry.prevHash === null || entry.hash === null) {
+    return { ...where, problem: 'unreadable', message: `Entry ${entry.id} has a link number but no hashes.` };
+  }
+  const createdAt = new Date(entry.createdAt);
+  const content = entry.entry === 'decision' ? decisionContent({ ...entry, createdAt }) : eventContent({ ...entry, createdAt });
+  if (contentHash(content) !== entry.contentHash) {
+    return { ...where, problem: 'content_changed', message: `The ${entry.entry} ${entry.id} does not match its content hash: a field was changed.` };
+  }
+  if (entry.entry === 'decision') {
+    const argsOk =
+      entry.toolName !== null &&
+      fingerprintToolCall({ toolName: entry.toolName, args: entry.args }) === entry.fingerprint &&
+      (entry.editedArgs === null || fingerprintToolCall({ toolName: entry.toolName, args: entry.editedArgs }) === entry.editedFingerprint);
+    if (!argsOk) return { ...where, problem: 'args_changed', message: `The arguments of decision ${entry.id} do not match its fingerprint.` };
+  }
+  if (!/^[0-9a-f]{64}$/.test(entry.prevHash) || linkHash(entry.prevHash, entry.contentHash) !== entry.hash) {
+    return { ...where, problem: 'wrong_hash', message: `The hash of link ${entry.seq} is not sha256(previous hash ‖ content hash).` };
+  }
+  return null;
+}
+
+/** Accumulates entries of a file and reports on them (shared by the JSON Lines and CSV readers). */
+class ExportChecker {
+  private links: Checked[] = [];
+  private entries = 0;
+  private unchained = 0;
+  readonly problems: ExportProblem[] = [];
+  head: HeaderLine['head'] | null = null;
+
+  add(entry: EntryLine, line: number) {
+    this.entries += 1;
+    if (entry.seq === null) {
+      this.unchained += 1;
+      return;
+    }
+    const problem = checkEntry(entry, line);
+    if (problem) this.problems.push(problem);
+    else this.links.push({ line, id: entry.id, seq: BigInt(entry.seq), prevHash: entry.prevHash!, hash: entry.hash! });
+  }
+
+  unreadable(line: number, message: string, id: string | null = null) {
+    this.entries += 1;
+    this.problems.push({ line, id, seq: null, problem: 'unreadable', message });
+  }
+
+  report(): ExportReport {
+    const links = [...this.links].sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0));
+    const runs: ExportReport['runs'] = [];
+    let previous: Checked | null = null;
+    for (const current of links) {
+      if (previous && current.seq === previous.seq) {
+        this.problems.push({ line: current.line, id: current.id, seq: String(current.seq), problem: 'duplicate_link', message: `Link ${current.seq} appears twice (lines ${previous.line} and ${current.line}).` });
+        continue;
+      }
+      if (previous && current.seq === previous.seq + 1n) {
+        if (current.prevHash !== previous.hash) {
+          this.problems.push({ line: current.line, id: current.id, seq: String(current.seq), problem: 'wrong_previous_hash', message: `Link ${current.seq} does not follow link ${previous.seq}.` });
+        }
+        runs[runs.length - 1].toSeq = String(current.seq);
+      } else {
+        runs.push({ fromSeq: String(current.seq), toSeq: String(current.seq) });
+      }
+      if (current.seq === 1n && current.prevHash !== GENESIS) {
+        this.problems.push({ line: current.line, id: current.id, seq: '1', problem: 'wrong_previous_hash', message: 'Link 1 does not follow the genesis hash.' });
+      }
+      previous = current;
+    }
+    let reachesHead = false;
+    if (this.head && this.head.seq !== '0') {
+      const last = links.find((l) => String(l.seq) === this.head!.seq);
+      if (last && last.hash !== this.head.hash) {
+        this.problems.push({ line: last.line, id: last.id, seq: String(last.seq), problem: 'head_mismatch', message: `Link ${last.seq} does not have the hash of the chain head in the header.` });
+      }
+      reachesHead = last !== undefined && last.hash === this.head.hash;
+    }
+    this.problems.sort((a, b) => a.line - b.line);
+    return {
+      ok: this.problems.length === 0,
+      entries: this.entries,
+      unchained: this.unchained,
+      runs,
+      startsAtGenesis: links[0]?.seq === 1n && links[0].prevHash === GENESIS,
+      head: this.head,
+      reachesHead,
+      problems: this.problems,
+    };
+  }
+}
+
+/**
+ * Verifies a JSON Lines audit export offline: every entry's content hash (recomputed from its
+ * fields as RFC 8785 JSON), a decision's argument fingerprints, every link hash
+ * (sha256(prevHash ‖ contentHash)), and, where the file holds consecutive link numbers, that each
+ * follows the one before; link 1 must follow the genesis hash and the link the header names as the
+ * chain head must have the head's hash.
+ *
+ * What it proves: each entry is as it was written relative to its own hashes, and a run of
+ * consecutive links is one piece of the chain. A filtered export has gaps (entries that did not
+ * match the filter), so it cannot prove that nothing matching is missing; compare a run's last
+ * hash with the live chain (`GET /api/audit/verify` reports the head) to tie it to the database.
+ *
+ * @param text the file's content (UTF-8 text, one JSON object per line; blank lines are skipped)
+ * @returns the report; `problems` name each bad entry by line, id and link number
+ */
+export function verifyJsonLinesExport(text: string): ExportReport {
+  const checker = new ExportChecker();
+  const lines = text.split('\n');
+  lines.forEach((raw, index) => {
+    const line = index + 1;
+    if (!raw.trim()) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      checker.unreadable(line, `Line ${line} is not JSON.`);
+      return;
+    }
+    const entry = (value as { entry?: unknown } | null)?.entry;
+    if (entry === 'export') {
+      const header = headerLineSchema.safeParse(value);
+      if (header.success && checker.head === null) checker.head = header.data.head;
+      else checker.problems.push({ line, id: null, seq: null, problem: 'unreadable', message: `Line ${line} is not a header of ${EXPORT_FORMAT} (or a second header).` });
+      return;
+    }
+    const parsed = (entry === 'decision' ? decisionLineSchema : eventLineSchema).safeParse(value);
+    if (!parsed.success) {
+      const id = typeof (value as { id?: unknown }).id === 'string' ? (value as { id: string }).id : null;
+      checker.unreadable(line, `Line ${line} is not an audit entry: ${parsed.error.issues[0]?.path.join('.') || 'entry'} ${parsed.error.issues[0]?.message ?? ''}`.trim(), id);
+      return;
+    }
+    checker.add(parsed.data, line);
+  });
+  return checker.report();
+}
+
+/** The CSV text of a cell value, as the CSV export writes it (JSON values as JSON text). */
+export function csvCellText(value: unknown): string {
+  return value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+
+/**
+ * Readable CSV columns the hash covers, and the entry field each shows. The export prefixes a cell
+ * starting with a formula character with `'` (OWASP CSV injection), so a cell may differ by that.
+ */
+const COVERED_COLUMNS: Record<string, (entry: DecisionLine) => unknown> = {
+  at: (e) => e.createdAt,
+  actorId: (e) => e.actorId,
+  actorRole: (e) => e.actorRole,
+  kind: (e) => e.kind,
+  approved: (e) => e.approved,
+  reason: (e) => e.reason,
+  fingerprint: (e) => e.fingerprint,
+  args: (e) => e.args,
+  editedArgs: (e) => e.editedArgs,
+  editedFingerprint: (e) => e.editedFingerprint,
+  resumeData: (e) => e.resumeData,
+};
+
+/**
+ * Verifies a CSV audit export offline: each row's `chainEntry` (the entry as JSON) and link columns
+ * are checked as verifyJsonLinesExport checks a line, and the readable columns the hash covers
+ * (time, actor, outcome, reason, fingerprints, arguments, answer) must show the same values. Other
+ * readable columns (agent, requester, why, thread) are not covered by the chain. A CSV has no
+ * header line with the chain head.
+ *
+ * @param text the file's content (RFC 4180, a header row first)
+ */
+export function verifyCsvExport(text: string): ExportReport {
+  const checker = new ExportChecker();
+  let records: Record<string, string>[];
+  try {
+    records = parse(text, { columns: true, skip_empty_lines: true, relax_column_count: false });
+  } catch (error) {
+    checker.unreadable(0, `The file is not CSV: ${(error as Error).message}`);
+    return checker.report();
+  }
+  records.forEach((record, index) => {
+    const line = index + 1;
+    let value: unknown;
+    try {
+      value = JSON.parse(record.chainEntry ?? '');
+    } catch {
+      checker.unreadable(line, `Row ${line} has no readable chainEntry.`, record.id ?? null);
+      return;
+    }
+    const parsed = decisionLineSchema.omit({ seq: true, contentHash: true, prevHash: true, hash: true }).safeParse(value);
+    if (!parsed.success) {
+      checker.unreadable(line, `Row ${line}'s chainEntry is not a decision.`, record.id ?? null);
+      return;
+    }
+    const entry: DecisionLine = {
+      ...parsed.data,
+      seq: record.chainSeq || null,
+      contentHash: record.contentHash || null,
+      prevHash: record.prevHash || null,
+      hash: record.hash || null,
+    };
+    if (entry.seq !== null && !/^[1-9]\d*$/.test(entry.seq)) {
+      checker.unreadable(line, `Row ${line} has an unreadable chainSeq.`, entry.id);
+      return;
+    }
+    for (const [column, field] of Object.entries({ id: (e: DecisionLine) => e.id, ...COVERED_COLUMNS })) {
+      const cell = record[column] ?? '';
+      const expected = csvCellText(field(entry));
+      if (cell !== expected && cell !== `'${expected}`) {
+        checker.problems.push({ line, id: entry.id, seq: entry.seq, problem: 'column_changed', message: `Row ${line}'s ${column} does not match the entry its hash covers.` });
+      }
+    }
+    checker.add(entry, line);
+  });
+  return checker.report();
+}
+
+/**
+ * What a report means, in sentences for people (printed by `npm run audit:verify -- --file`).
+ * @returns lines of text, the verdict first
+ */
+export function describeExportReport(report: ExportReport): string[] {
+  const out: string[] = [];
+  if (report.ok) out.push(`Export holds: ${report.entries} entries, every content hash and link hash recomputed.`);
+  else out.push(`Export BROKEN: ${report.problems.length} problem(s) in ${report.entries} entries.`);
+  for (const problem of report.problems) {
+    out.push(`  line ${problem.line}${problem.id ? ` (entry ${problem.id}${problem.seq ? `, link ${problem.seq}` : ''})` : ''}: ${problem.problem}. ${problem.message}`);
+  }
+  const runs = report.runs.map((run) => (run.fromSeq === run.toSeq ? run.fromSeq : `${run.fromSeq}–${run.toSeq}`));
+  if (runs.length > 0) out.push(`Link runs (each link follows the one before): ${runs.length > 12 ? `${runs.slice(0, 12).join(', ')} … (${runs.length})` : runs.join(', ')}.`);
+  if (report.runs.length === 1 && report.startsAtGenesis && report.reachesHead) {
+    out.push('One unbroken run from the genesis hash to the chain head at export time: the file is the whole chain.');
+  } else if (report.runs.length > 0) {
+    out.push(
+      'Gaps between runs are entries outside the filter (or removed): a filtered export proves each entry and each run, not that nothing matching is missing.',
+    );
+  }
+  if (report.head) out.push(`Chain head at export: link ${report.head.seq} ${report.head.hash}${report.reachesHead ? ' (in the file)' : ''}.`);
+  if (report.unchained > 0) out.push(`${report.unchained} entries are older than the chain and not covered by it.`);
+  return out;
+}

@@ -1,0 +1,189 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { Agent } from '../../lib/agent/agent';
+import { createTool } from '../../lib/agent/tool';
+import { contentHash, eventContent, linkHash } from '../../lib/audit/chain';
+import { recordAuditEvent } from '../../lib/audit/events';
+import { verifyCsvExport, verifyJsonLinesExport } from '../../lib/audit/export';
+import { auditCsvStream, auditJsonLinesStream, auditQuerySchema } from '../../lib/audit/queries';
+import { ScriptedModel } from '../../lib/models/scripted';
+import { createPrismaClient } from '../../lib/store/db';
+import { PrismaAgentStore } from '../../lib/store/prisma-store';
+import { databaseUrl, newThreadId } from '../support/harness';
+
+/*
+ * Audit exports carry the hash chain: a JSON Lines or CSV download of a filtered audit log is
+ * checked offline by `npm run audit:verify -- --file` (run here as the real command, no database),
+ * which names the entry whose bytes were changed.
+ */
+
+const toolId = `export-gated-${Date.now()}`;
+const user = { id: 'user-ada', role: 'user' as const };
+const gated = createTool({
+  id: toolId,
+  description: 'needs approval',
+  inputSchema: z.object({ n: z.string() }),
+  requireApproval: true,
+  execute: ({ n }) => ({ ok: n }),
+});
+const db = createPrismaClient(databaseUrl(), { maxConnections: 3 });
+const agent = new Agent({ id: 'ops-agent', name: 'Ops', instructions: 'export', model: new ScriptedModel(), tools: [gated], store: new PrismaAgentStore(db) });
+process.env.DATABASE_URL = databaseUrl();
+let dir: string;
+
+async function text(stream: ReadableStream<Uint8Array>): Promise<string> {
+  return new Response(stream).text();
+}
+
+/** Runs `npm run audit:verify -- --file <file>` as an auditor would (the script itself, no database). */
+async function verifyCli(file: string): Promise<{ code: number; out: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/audit-verify.ts', '--file', file], {
+      env: { ...process.env, DATABASE_URL: 'postgres://nowhere.invalid:1/none' },
+    });
+    return { code: 0, out: stdout + stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, out: failed.stdout + failed.stderr };
+  }
+}
+
+/** Decides one call of the test's tool; returns the decision's id. */
+async function decide(n: string, reason: string | null) {
+  const run = await agent.generate(`/tool ${toolId} ${JSON.stringify({ n })}`, { threadId: newThreadId(), resourceId: user.id });
+  const toolCallId = run.suspendedToolCalls[0].toolCallId;
+  if (reason === null) await agent.approveToolCallGenerate({ runId: run.runId, toolCallId, actor: user });
+  else await agent.declineToolCallGenerate({ runId: run.runId, toolCallId, actor: user, reason });
+  return (await db.decision.findFirstOrThrow({ where: { runId: run.runId } })).id;
+}
+
+const awkward = ['-1 is not a refund, "really"', '=HYPERLINK("x")', 'tab\there, comma, ünïcödé ✓'];
+let ids: string[];
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'audit-export-'));
+  ids = [];
+  // Written one after another with nothing in between: consecutive links of the chain.
+  for (const [i, reason] of [null, ...awkward].entries()) ids.push(await decide(`n${i}`, reason));
+}, 60_000);
+afterAll(() => db.$disconnect());
+
+describe('audit exports with the hash chain', () => {
+  it('a JSON Lines export of a filtered log verifies offline; one changed byte is named by line and entry', async () => {
+    const jsonl = await text(auditJsonLinesStream(auditQuerySchema.parse({ format: 'jsonl', toolName: toolId }), db));
+    const lines = jsonl.split('\n').filter(Boolean);
+    expect(lines).toHaveLength(1 + ids.length);
+    const header = JSON.parse(lines[0]);
+    expect(header).toMatchObject({ entry: 'export', format: 'countersign-audit-export/1', filters: { toolName: toolId } });
+    const entries = lines.slice(1).map((line) => JSON.parse(line));
+    expect(entries.map((e) => e.id).sort()).toEqual([...ids].sort());
+    // Each line: the link and the canonical content fields the hash covers, nothing more.
+    expect(Object.keys(entries[0]).sort()).toEqual(
+      ['entry', 'seq', 'contentHash', 'prevHash', 'hash', 'id', 'pendingCallId', 'runId', 'toolCallId', 'toolName', 'kind', 'approved', 'reason', 'actorId', 'actorRole', 'fingerprint', 'args', 'editedArgs', 'editedFingerprint', 'resumeData', 'createdAt'].sort(),
+    );
+
+    const file = path.join(dir, 'export.jsonl');
+    await writeFile(file, jsonl);
+    const good = await verifyCli(file);
+    expect(good.code, good.out).toBe(0);
+    expect(good.out).toContain(`Export holds: ${ids.length} entries`);
+    const report = verifyJsonLinesExport(jsonl);
+    // Four decisions written back to back: one run of consecutive links.
+    expect(report).toMatchObject({ ok: true, entries: 4, unchained: 0, problems: [] });
+    expect(report.runs).toHaveLength(1);
+    expect(BigInt(report.runs[0].toSeq) - BigInt(report.runs[0].fromSeq)).toBe(3n);
+
+    // One byte of one decline reason changed ("-1" → "-2").
+    const target = lines.findIndex((line) => line.includes('-1 is not a refund'));
+    const tampered = lines.map((line, i) => (i === target ? line.replace('-1 is not', '-2 is not') : line)).join('\n');
+    await writeFile(file, tampered);
+    const bad = await verifyCli(file);
+    expect(bad.code).toBe(1);
+    const targetId = JSON.parse(lines[target]).id as string;
+    expect(bad.out).toContain(`line ${target + 1} (entry ${targetId}`);
+    expect(bad.out).toContain('content_changed');
+    expect(verifyJsonLinesExport(tampered).problems).toEqual([expect.objectContaining({ line: target + 1, id: targetId, problem: 'content_changed' })]);
+  }, 60_000);
+
+  it('a forger who recomputes an entry’s own hashes is caught by the link to its neighbour; arguments are covered by the fingerprint', async () => {
+    const jsonl = await text(auditJsonLinesStream(auditQuerySchema.parse({ format: 'jsonl', toolName: toolId }), db));
+    const lines = jsonl.split('\n').filter(Boolean);
+    const entries = lines.slice(1).map((line) => JSON.parse(line));
+    const [first, second] = [...entries].sort((a, b) => Number(BigInt(a.seq) - BigInt(b.seq)));
+    // Change the second link's content and rebuild its content hash and hash consistently.
+    const forged = { ...second, reason: 'forged' };
+    const { decisionContent } = await import('../../lib/audit/chain');
+    forged.contentHash = contentHash(decisionContent({ ...forged, createdAt: new Date(forged.createdAt) }));
+    forged.hash = linkHash(forged.prevHash, forged.contentHash);
+    const withForged = lines.map((line) => (JSON.parse(line).id === second.id ? JSON.stringify(forged) : line)).join('\n');
+    // On its own the forged line holds, but the link after it no longer follows it.
+    const report = verifyJsonLinesExport(withForged);
+    expect(report.ok).toBe(false);
+    expect(report.problems.map((p) => p.problem)).toEqual(['wrong_previous_hash']);
+    expect(BigInt(report.problems[0].seq!)).toBe(BigInt(second.seq) + 1n);
+    expect(first.hash).toBe(second.prevHash);
+
+    // Args are not in the content text but in the fingerprint.
+    const withArgs = lines.map((line) => (JSON.parse(line).id === first.id ? line.replace('"n":"n', '"n":"m') : line)).join('\n');
+    expect(verifyJsonLinesExport(withArgs).problems).toEqual([expect.objectContaining({ id: first.id, problem: 'args_changed' })]);
+    // A line that is not JSON any more is named by its number.
+    const broken = lines.map((line, i) => (i === 2 ? line.slice(0, -1) : line)).join('\n');
+    expect(verifyJsonLinesExport(broken).problems).toEqual([expect.objectContaining({ line: 3, problem: 'unreadable' })]);
+  });
+
+  it('the JSON Lines header names the chain head, and an export that holds it reaches the head', async () => {
+    const jsonl = await text(auditJsonLinesStream(auditQuerySchema.parse({ format: 'jsonl', toolName: toolId }), db));
+    const head = await db.auditChainHead.findUniqueOrThrow({ where: { id: 1 } });
+    const report = verifyJsonLinesExport(jsonl);
+    expect(report.head).toEqual({ seq: String(head.seq), hash: head.hash });
+    // Nothing was written after the last decision of beforeAll (files run one at a time).
+    expect(report.reachesHead).toBe(true);
+    // The header's head hash changed: the last link no longer matches it.
+    const forgedHead = jsonl.replace(head.hash, 'f'.repeat(64));
+    expect(verifyJsonLinesExport(forgedHead).problems).toEqual([expect.objectContaining({ seq: String(head.seq), problem: 'head_mismatch' })]);
+  });
+
+  it('the CSV export verifies offline too; a changed readable cell or chain entry is named', async () => {
+    const csv = await text(auditCsvStream(auditQuerySchema.parse({ format: 'csv', toolName: toolId }), db));
+    const file = path.join(dir, 'export.csv');
+    await writeFile(file, csv);
+    const good = await verifyCli(file);
+    expect(good.code, good.out).toBe(0);
+    expect(verifyCsvExport(csv)).toMatchObject({ ok: true, entries: 4 });
+    // The formula-looking reason is neutralised in its readable cell and still verifies.
+    expect(csv).toContain(`"'=HYPERLINK(""x"")"`);
+
+    const rows = csv.split('\r\n');
+    const target = rows.findIndex((row) => row.includes('-1 is not a refund'));
+    const targetId = ids[1];
+    // The readable reason column (the first occurrence) changed, the chain entry left alone.
+    const readable = rows.map((row, i) => (i === target ? row.replace('-1 is not', '-2 is not') : row)).join('\r\n');
+    expect(verifyCsvExport(readable).problems).toEqual([expect.objectContaining({ line: target, id: targetId, problem: 'column_changed' })]);
+    // The chain entry's reason changed (the last occurrence on the row).
+    const entry = rows.map((row, i) => (i === target ? row.replace(/-1 is not(?!.*-1 is not)/, '-2 is not') : row)).join('\r\n');
+    const report = verifyCsvExport(entry);
+    expect(report.problems.map((p) => [p.id, p.problem])).toEqual([
+      [targetId, 'column_changed'],
+      [targetId, 'content_changed'],
+    ]);
+    await writeFile(file, entry);
+    const bad = await verifyCli(file);
+    expect(bad.code).toBe(1);
+    expect(bad.out).toContain(`entry ${targetId}`);
+  }, 60_000);
+
+  it('audit events (admin actions) are entries the verifier checks the same way', async () => {
+    const id = await recordAuditEvent({ action: 'auth.signed_in', actor: user, target: { type: 'user', id: user.id }, details: { via: 'export test' } });
+    const row = await db.auditEvent.findUniqueOrThrow({ where: { id } });
+    const { eventLine } = await import('../../lib/audit/export');
+    const line = JSON.stringify(eventLine(row));
+    expect(contentHash(eventContent(row))).toBe(row.contentHash);
+    expect(verifyJsonLinesExport(line)).toMatchObject({ ok: true, entries: 1 });
+    expect(verifyJsonLinesExport(line.replace('export test', 'expert test')).problems).toEqual([expect.objectContaining({ id, problem: 'content_changed' })]);
+  });
+});
