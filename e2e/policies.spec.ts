@@ -76,6 +76,7 @@ test.describe('approval policies as data', () => {
     await rule.getByLabel('Who decides').selectOption('four-eyes');
     await editor.getByTestId('save-policies').click();
     await expect(editor.getByText(/Saved as version \d+/)).toBeVisible();
+    const savedVersion = Number((await editor.getByText(/Saved as version \d+/).textContent())!.match(/version (\d+)/)![1]);
     await expect(editor.getByTestId('policy-change').first()).toContainText('added VIP look-ups');
     await editor.setViewportSize(MOBILE);
     await screenshotBoth(editor, 'policies');
@@ -110,6 +111,18 @@ test.describe('approval policies as data', () => {
     await audit.goto('/audit');
     await audit.locator(`[data-testid="audit-row"][data-tool-call-id="${toolCallId}"]`).click();
     await expect(audit.getByTestId('audit-why').first()).toContainText(why);
+
+    // The edit itself is an admin action in the audit: who changed which rule, between which versions.
+    await audit.getByTestId('audit-tab-actions').click();
+    await audit.getByLabel('Who').fill('alex@example');
+    await audit.getByLabel('Action').selectOption('policy');
+    await audit.getByTestId('actions-apply').click();
+    await expect(audit).toHaveURL(/\/audit\/actions\?actor=alex%40example&action=policy/);
+    const action = audit.locator(`[data-testid="admin-action"][data-target-id="${savedVersion}"]`);
+    await expect(action.getByTestId('admin-action-text')).toHaveText(
+      `Alex changed the approval policies from version ${savedVersion - 1} to ${savedVersion}: added “VIP look-ups” (vip-lookups)`,
+    );
+    await checkAccessible(audit, 'audit-admin-actions');
     await admin.close();
   });
 

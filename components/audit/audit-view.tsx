@@ -16,6 +16,7 @@ import { PersonLabel } from '@/components/ui/person';
 import { LocalTime, ZonedTime } from '@/components/ui/time';
 import type { InboxFilterValues } from '@/components/inbox/filter-values';
 import { SearchFilters } from '@/components/inbox/inbox-filters';
+import { AuditTabs } from './audit-tabs';
 import type { AuditEntry } from '@/lib/audit/queries';
 
 export interface AuditViewProps {
@@ -74,6 +75,7 @@ export function AuditView({ entries, nextCursor, filters, filterError, options, 
       </header>
       <main className="flex min-w-0 flex-1 flex-col">
         <div className="flex flex-col gap-2 border-b border-border px-3 py-2 md:px-4">
+          <AuditTabs current="decisions" />
           <div className="flex items-start gap-2">
             <div className="min-w-0 flex-1">
               <SearchFilters

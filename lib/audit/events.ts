@@ -1,24 +1,30 @@
 import 'server-only';
 import { randomUUID } from 'node:crypto';
+import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { prisma } from '@/lib/store/db';
 import { contentHash, eventContent } from './chain';
 
+/** Every administrative action recorded in `audit_events` (also the admin actions filter's values). */
+export const AUDIT_ACTIONS = [
+  'api_key.created',
+  'api_key.revoked',
+  'user.created',
+  'user.role_changed',
+  'user.deactivated',
+  'user.reactivated',
+  'user.password_reset',
+  'settings.sign_up_changed',
+  'policy.changed',
+  'auth.signed_in',
+  'webhook.created',
+  'webhook.updated',
+  'webhook.deleted',
+  'webhook.secret_rotated',
+  'webhook.delivery_resent',
+] as const;
+
 /** Administrative actions recorded in `audit_events`. */
-export type AuditAction =
-  | 'api_key.created'
-  | 'api_key.revoked'
-  | 'user.created'
-  | 'user.role_changed'
-  | 'user.deactivated'
-  | 'user.reactivated'
-  | 'user.password_reset'
-  | 'settings.sign_up_changed'
-  | 'auth.signed_in'
-  | 'webhook.created'
-  | 'webhook.updated'
-  | 'webhook.deleted'
-  | 'webhook.secret_rotated'
-  | 'webhook.delivery_resent';
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /**
  * Appends one administrative action to the append-only `audit_events` table as the next link of
@@ -29,14 +35,18 @@ export type AuditAction =
  * @param event.actor who did it (null: the system)
  * @param event.target what it was done to, e.g. `{ type: 'user', id }`
  * @param event.details JSON facts of the change (never a secret: key hashes and passwords stay out)
+ * @param db the client, or a transaction so the entry commits (or not) with the change it records
  * @returns the new entry's id
  */
-export async function recordAuditEvent(event: {
-  action: AuditAction;
-  actor: { id: string; role: string } | null;
-  target?: { type: string; id: string };
-  details?: Record<string, unknown>;
-}): Promise<string> {
+export async function recordAuditEvent(
+  event: {
+    action: AuditAction;
+    actor: { id: string; role: string } | null;
+    target?: { type: string; id: string };
+    details?: Record<string, unknown>;
+  },
+  db: Pick<PrismaClient, '$executeRaw'> = prisma(),
+): Promise<string> {
   const row = {
     id: randomUUID(),
     action: event.action,
@@ -49,7 +59,7 @@ export async function recordAuditEvent(event: {
     createdAt: new Date(),
   };
   const hash = contentHash(eventContent(row));
-  await prisma().$executeRaw`
+  await db.$executeRaw`
     WITH head AS (
       UPDATE audit_chain_head SET seq = seq + 1, prev_hash = hash, hash = encode(sha256(decode(hash, 'hex') || decode(${hash}, 'hex')), 'hex')
       WHERE id = 1

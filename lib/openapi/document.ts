@@ -15,6 +15,7 @@ import { renameThreadSchema } from '@/app/api/threads/[id]/schema';
 import { createUserSchema, updateUserSchema } from '@/lib/admin/users';
 import { createKeySchema } from '@/lib/auth/api-keys';
 import { SCOPES } from '@/lib/auth/scopes';
+import { adminActionsQuerySchema } from '@/lib/audit/admin-actions';
 import { auditQuerySchema } from '@/lib/audit/queries';
 import { putPoliciesSchema } from '@/app/api/policies/schema';
 import { assignmentSchema } from '@/lib/inbox/assignment';
@@ -372,6 +373,24 @@ export const paths: ZodOpenApiPathsObject = {
             'application/json': { schema: anyObject('AuditPage', '`{ entries, nextCursor }`') },
             'text/csv': { schema: z.string() },
             'application/jsonl': { schema: z.string().meta({ description: 'A header line, then one line per decision with its hash chain link' }) },
+          },
+        },
+        ...errors(400, 401, 403),
+      },
+    },
+  },
+  '/api/audit/actions': {
+    get: {
+      tags: ['Audit'],
+      summary: 'Administrative actions: policy edits, users and roles, API keys, sign-up settings, sign-ins (format=jsonl: all, with the hash chain)',
+      ...access('audit:read', 'admins'),
+      requestParams: { query: adminActionsQuerySchema },
+      responses: {
+        '200': {
+          description: 'A page of actions',
+          content: {
+            'application/json': { schema: anyObject('AdminActionsPage', '`{ entries: [{ id, at, action, actorId, actorRole, targetType, targetId, details }], nextCursor }`') },
+            'application/jsonl': { schema: z.string().meta({ description: 'A header line, then one line per action with its hash chain link' }) },
           },
         },
         ...errors(400, 401, 403),

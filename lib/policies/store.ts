@@ -1,4 +1,5 @@
 import type { DataPolicyCall, DataPolicySource, DataPolicyVerdict } from '@/lib/agent/data-policy';
+import { recordAuditEvent } from '@/lib/audit/events';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import type { Classify } from './classify';
 import { evaluatePolicies, type HistoryTotals } from './evaluate';
@@ -64,31 +65,76 @@ export async function listPolicyChanges(db: PrismaClient, limit = 20): Promise<P
   }));
 }
 
+/** A rule as a change summary names it. */
+export type RuleRef = { id: string; name: string };
+
 /**
- * Stores `rules` as the next version in one statement (the previous rules kept beside them, the
- * change announced on POLICY_CHANNEL). With `baseVersion`, the write happens only while that
- * version is still in force.
+ * What a change did to the rules, by rule id: rules added, removed, and kept but changed (any
+ * field), and whether the kept rules changed order (the first match decides, so order matters).
+ */
+export function summariseRuleChange(before: PolicyRule[], after: PolicyRule[]): { added: RuleRef[]; removed: RuleRef[]; changed: RuleRef[]; reordered: boolean } {
+  const old = new Map(before.map((rule) => [rule.id, rule]));
+  const now = new Map(after.map((rule) => [rule.id, rule]));
+  const ref = (rule: PolicyRule): RuleRef => ({ id: rule.id, name: rule.name });
+  return {
+    added: after.filter((rule) => !old.has(rule.id)).map(ref),
+    removed: before.filter((rule) => !now.has(rule.id)).map(ref),
+    changed: after.filter((rule) => old.has(rule.id) && JSON.stringify(old.get(rule.id)) !== JSON.stringify(rule)).map(ref),
+    reordered:
+      after.filter((rule) => old.has(rule.id)).map((rule) => rule.id).join('\n') !==
+      before.filter((rule) => now.has(rule.id)).map((rule) => rule.id).join('\n'),
+  };
+}
+
+/**
+ * Stores `rules` as the next version (the previous rules kept beside them, the change announced on
+ * POLICY_CHANNEL) and records it as a `policy.changed` audit event — the version ids, a summary of
+ * the rules added, removed and changed, and both rule lists — in one transaction: the version and
+ * its audit entry commit together or not at all. With `baseVersion`, the write happens only while
+ * that version is still in force.
  *
+ * @param input.changedBy the admin's user id; `changedByRole` their role (default `admin`)
  * @returns the new version, or null when `baseVersion` is no longer the latest (someone else saved)
  */
 export async function writePolicies(
   db: PrismaClient,
-  input: { rules: PolicyRule[]; changedBy: string; note?: string; baseVersion?: number },
+  input: { rules: PolicyRule[]; changedBy: string; changedByRole?: string; note?: string; baseVersion?: number },
 ): Promise<number | null> {
   try {
-    const rows = await db.$queryRaw<{ version: number }[]>`
-      WITH cur AS (
-        SELECT COALESCE((SELECT version FROM policy_versions ORDER BY version DESC LIMIT 1), 0) AS version,
-               (SELECT rules FROM policy_versions ORDER BY version DESC LIMIT 1) AS rules
-      ),
-      ins AS (
-        INSERT INTO policy_versions (version, rules, previous, changed_by, note)
-        SELECT cur.version + 1, ${JSON.stringify(input.rules)}::jsonb, cur.rules, ${input.changedBy}, ${input.note ?? null}
-        FROM cur WHERE ${input.baseVersion ?? null}::int IS NULL OR cur.version = ${input.baseVersion ?? null}::int
-        RETURNING version
-      )
-      SELECT ins.version, pg_notify(${POLICY_CHANNEL}, ins.version::text) IS NULL AS notified FROM ins`;
-    return rows[0]?.version ?? null;
+    return await db.$transaction(async (tx) => {
+      const rows = await tx.$queryRaw<{ version: number; previous: unknown; previousVersion: number }[]>`
+        WITH cur AS (
+          SELECT COALESCE((SELECT version FROM policy_versions ORDER BY version DESC LIMIT 1), 0) AS version,
+                 (SELECT rules FROM policy_versions ORDER BY version DESC LIMIT 1) AS rules
+        ),
+        ins AS (
+          INSERT INTO policy_versions (version, rules, previous, changed_by, note)
+          SELECT cur.version + 1, ${JSON.stringify(input.rules)}::jsonb, cur.rules, ${input.changedBy}, ${input.note ?? null}
+          FROM cur WHERE ${input.baseVersion ?? null}::int IS NULL OR cur.version = ${input.baseVersion ?? null}::int
+          RETURNING version, previous
+        )
+        SELECT ins.version, ins.previous, ins.version - 1 AS "previousVersion", pg_notify(${POLICY_CHANNEL}, ins.version::text) IS NULL AS notified FROM ins`;
+      const row = rows[0];
+      if (!row) return null;
+      const before = row.previous === null ? [] : parseRules(row.previous);
+      await recordAuditEvent(
+        {
+          action: 'policy.changed',
+          actor: { id: input.changedBy, role: input.changedByRole ?? 'admin' },
+          target: { type: 'policy_version', id: String(row.version) },
+          details: {
+            fromVersion: row.previousVersion,
+            toVersion: row.version,
+            note: input.note ?? null,
+            ...summariseRuleChange(before, input.rules),
+            before,
+            after: input.rules,
+          },
+        },
+        tx,
+      );
+      return row.version;
+    });
   } catch (error) {
     // Two writers computed the same next version: the later one lost the race.
     if (error instanceof Error && /policy_versions_pkey|unique/i.test(error.message)) return null;

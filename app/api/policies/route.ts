@@ -26,7 +26,7 @@ export const GET = withErrors(async (request: Request) => {
 export const PUT = withErrors(async (request: Request) => {
   const admin = await requireActor(request, ['admin']);
   const body = parseJson(await readBodyText(request), putPoliciesSchema);
-  const version = await writePolicies(prisma(), { rules: body.rules, changedBy: admin.id, note: body.note, baseVersion: body.baseVersion });
+  const version = await writePolicies(prisma(), { rules: body.rules, changedBy: admin.id, changedByRole: admin.role, note: body.note, baseVersion: body.baseVersion });
   if (version === null) {
     const current = await readPolicies(prisma());
     throw new ApiError(409, 'POLICY_CHANGED', 'Someone saved the policies after you opened them. Reload to see their version, then apply your change again.', {

@@ -1,0 +1,32 @@
+import type { Metadata } from 'next';
+import { AdminActionsView } from '@/components/audit/admin-actions-view';
+import { displayNames, requirePageActor } from '@/lib/auth/session';
+import { adminActionsQuerySchema, listAdminActions } from '@/lib/audit/admin-actions';
+import { peopleInAction } from '@/lib/audit/describe-action';
+
+export const dynamic = 'force-dynamic';
+export const metadata: Metadata = { title: 'Audit: admin actions' };
+
+export default async function AdminActionsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const admin = await requirePageActor(['admin'], '/audit/actions');
+  const raw = await searchParams;
+  const text = (key: string) => (typeof raw[key] === 'string' ? (raw[key] as string).slice(0, 200) : '');
+  const filters = { actor: text('actor'), action: text('action'), from: text('from'), to: text('to') };
+  const cursor = text('cursor') || undefined;
+  const parsed = adminActionsQuerySchema.safeParse({ ...Object.fromEntries(Object.entries(filters).filter(([, value]) => value)), cursor });
+  const query = parsed.success ? parsed.data : adminActionsQuerySchema.parse({});
+  // A cursor that is not ours (edited URL) shows the newest page instead of an error page.
+  const page = await listAdminActions(query).catch(() => listAdminActions({ ...query, cursor: undefined }));
+  const entries = page.entries.map(({ chained: _chained, ...entry }) => entry);
+  const people = await displayNames([admin.id, ...entries.flatMap(peopleInAction)]);
+  return (
+    <AdminActionsView
+      entries={entries}
+      nextCursor={page.nextCursor}
+      filters={filters}
+      filterError={parsed.success ? null : 'Some filters in this link could not be read (a date must look like 2026-11-30), so no filter is applied.'}
+      people={people}
+      viewer={{ id: admin.id, name: admin.name, role: admin.role }}
+    />
+  );
+}

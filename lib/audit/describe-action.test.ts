@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { describeAdminAction } from './describe-action';
+
+const people = { 'user-alex': { name: 'Alex Admin', email: 'alex@example.com' }, 'user-ben': { name: 'Ben', email: 'ben@example.com' } };
+
+describe('describeAdminAction', () => {
+  it('names who changed which policy rule, between which versions', () => {
+    const text = describeAdminAction(
+      {
+        action: 'policy.changed',
+        actorId: 'user-alex',
+        targetType: 'policy_version',
+        targetId: '4',
+        details: { fromVersion: 3, toVersion: 4, changed: [{ id: 'refunds-over-100', name: 'Large refunds' }], added: [], removed: [{ id: 'x', name: 'Old' }], reordered: false },
+      },
+      people,
+    );
+    expect(text).toBe('Alex Admin changed the approval policies from version 3 to 4: changed “Large refunds” (refunds-over-100); removed “Old” (x)');
+  });
+
+  it('names the target person of user changes, and ids it cannot name as they are', () => {
+    expect(describeAdminAction({ action: 'user.role_changed', actorId: 'user-alex', targetType: 'user', targetId: 'user-ben', details: { from: 'user', to: 'reviewer' } }, people)).toBe(
+      'Alex Admin changed the role of Ben from user to reviewer',
+    );
+    expect(describeAdminAction({ action: 'auth.signed_in', actorId: 'user-zed', targetType: 'user', targetId: 'user-zed', details: {} }, people)).toBe('user-zed signed in');
+  });
+});
