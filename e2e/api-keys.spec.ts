@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { MastraClient } from '@mastra/client-js';
 import type { APIRequestContext } from '@playwright/test';
 import { ACCOUNTS, expect, signIn, test } from './support';
@@ -17,6 +19,23 @@ function withKey(key: string, path: string, init: { method?: string; body?: unkn
   const headers: Record<string, string> = init.header === 'x-api-key' ? { 'x-api-key': key } : { authorization: `Bearer ${key}` };
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   return fetch(`${BASE_URL}${path}`, { method: init.method ?? 'GET', headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+}
+
+/** The write handlers (POST, PUT, PATCH, DELETE) under app/api/inbox, found on disk; dynamic segments become `x`. */
+function inboxWriteRoutes(): { method: string; path: string }[] {
+  const out: { method: string; path: string }[] = [];
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.name === 'route.ts') {
+        const url = `/${path.relative('app', dir).split(path.sep).map((segment) => (segment.startsWith('[') ? 'x' : segment)).join('/')}`;
+        for (const [, method] of fs.readFileSync(full, 'utf8').matchAll(/export (?:const|async function|function) (POST|PUT|PATCH|DELETE)\b/g)) out.push({ method, path: url });
+      }
+    }
+  };
+  walk('app/api/inbox');
+  return out;
 }
 
 async function errorCode(response: Response) {
@@ -156,6 +175,20 @@ test.describe('API keys', () => {
     const ritaKey = await createKey(rita, { name: 'inbox reader', scopes: ['inbox:read'] });
     expect((await withKey(ritaKey.secret, '/api/inbox')).status).toBe(200);
     expect(await errorCode(await withKey(ritaKey.secret, '/api/agents/ops-agent/suspended-runs'))).toBe('INSUFFICIENT_SCOPE');
+    // Every write under /api/inbox (found on disk, so a new one is covered) needs decisions:write:
+    // refused for the inbox:read key before anything happens, let through for a key that has it.
+    const writer = await createKey(rita, { name: 'inbox writer', scopes: ['inbox:read', 'decisions:write'] });
+    const writes = inboxWriteRoutes();
+    expect(writes.map((route) => `${route.method} ${route.path}`)).toEqual(
+      expect.arrayContaining(['POST /api/inbox/calls/x/assignment', 'POST /api/inbox/calls/x/notes']),
+    );
+    for (const route of writes) {
+      const refused = await withKey(ritaKey.secret, route.path, { method: route.method, body: {} });
+      expect(refused.status, `${route.method} ${route.path}`).toBe(403);
+      expect(await refused.json(), `${route.method} ${route.path}`).toMatchObject({ error: { code: 'INSUFFICIENT_SCOPE', details: { required: 'decisions:write' } } });
+      const allowed = await withKey(writer.secret, route.path, { method: route.method, body: {} });
+      expect([400, 404], `${route.method} ${route.path} with decisions:write`).toContain(allowed.status);
+    }
     await rita.dispose();
 
     // Unknown and malformed keys.

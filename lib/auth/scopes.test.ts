@@ -22,6 +22,15 @@ describe('API-key scopes', () => {
     expect(scopeForPath('/api/audit')).toBe('audit:read');
   });
 
+  it('a write to a read-scoped group needs decisions:write (inbox) or no key at all (audit)', () => {
+    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE', 'post']) {
+      expect(scopeForPath('/api/inbox/calls/p1/assignment', method), method).toBe('decisions:write');
+      expect(scopeForPath('/api/inbox/calls/p1/notes', method), method).toBe('decisions:write');
+      expect(scopeForPath('/api/audit', method), method).toBeNull();
+    }
+    for (const method of ['GET', 'HEAD', 'OPTIONS']) expect(scopeForPath('/api/inbox/calls/p1/context', method), method).toBe('inbox:read');
+  });
+
   it('key management, user administration and unknown routes take no key', () => {
     for (const path of ['/api/keys', '/api/keys/k1', '/api/admin/users', '/api/nope', '/settings/keys']) expect(scopeForPath(path), path).toBeNull();
   });

@@ -36,17 +36,24 @@ const DECIDING_AGENT_ROUTES = new Set([
   'send-tool-approval',
 ]);
 
+/** Methods that only read. Any other method on a read-scoped group changes state. */
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 /**
- * The scope an API request with a key needs, from its path (`/api/...`):
+ * The scope an API request with a key needs, from its path (`/api/...`) and method:
  * - `agents:run`: /api/agents/{id}/stream, generate, suspended-runs; /api/chat/*; /api/threads/*
- * - `decisions:write`: the agents routes that approve, decline or resume, and /api/runs/…/decision, /resume
- * - `inbox:read`: /api/inbox/*; `audit:read`: /api/audit/*
+ * - `decisions:write`: the agents routes that approve, decline or resume, /api/runs/…/decision,
+ *   /resume, and every write to /api/inbox/* (assign, release, notes, questions: any method but
+ *   GET, HEAD, OPTIONS) — a read scope never allows a write
+ * - `inbox:read`: reads of /api/inbox/*; `audit:read`: reads of /api/audit/*
+ * @param method the HTTP method (default GET); case-insensitive
  * @returns the scope, or null for routes no key may use (key management, user administration,
- *   anything unknown): those need a signed-in session
+ *   writes to the audit, anything unknown): those need a signed-in session
  */
-export function scopeForPath(pathname: string): Scope | null {
+export function scopeForPath(pathname: string, method = 'GET'): Scope | null {
   const parts = pathname.split('/').filter(Boolean);
   if (parts[0] !== 'api') return null;
+  const reads = READ_METHODS.has(method.toUpperCase());
   switch (parts[1]) {
     case 'agents':
       return DECIDING_AGENT_ROUTES.has(parts[3] ?? '') ? 'decisions:write' : 'agents:run';
@@ -56,9 +63,9 @@ export function scopeForPath(pathname: string): Scope | null {
     case 'runs':
       return 'decisions:write';
     case 'inbox':
-      return 'inbox:read';
+      return reads ? 'inbox:read' : 'decisions:write';
     case 'audit':
-      return 'audit:read';
+      return reads ? 'audit:read' : null;
     default:
       return null;
   }

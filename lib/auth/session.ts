@@ -69,7 +69,7 @@ const asRole = (role: string | null | undefined): Role => (ROLES.includes(role a
 /**
  * The actor of a request made with an API key (`Authorization: Bearer <key>` or `x-api-key`): the
  * key's owner, exactly as their session would resolve, plus the key's scopes. The route's scope
- * (scopes.ts `scopeForPath`) must be among them.
+ * (scopes.ts `scopeForPath`, by path and method) must be among them.
  *
  * @returns null when the request carries no key
  * @throws ApiError 401 API_KEY_INVALID / API_KEY_REVOKED / API_KEY_EXPIRED / ACCOUNT_DEACTIVATED,
@@ -79,7 +79,7 @@ async function actorFromApiKey(request: Request): Promise<SessionActor | null> {
   const key = apiKeyFromHeaders(request.headers);
   if (!key) return null;
   const identity = await verifyApiKey(key, request.headers);
-  const scope = scopeForPath(new URL(request.url).pathname);
+  const scope = scopeForPath(new URL(request.url).pathname, request.method);
   if (!scope) throw new ApiError(403, 'API_KEY_NOT_ALLOWED', 'This route needs a signed-in session; API keys cannot use it.');
   const actor: SessionActor = {
     id: identity.user.id,

@@ -326,7 +326,7 @@ export const paths: ZodOpenApiPathsObject = {
     post: {
       tags: ['Inbox'],
       summary: 'Claim, release or assign a waiting call (409 ASSIGNMENT_CHANGED when someone else changed it first)',
-      ...access('inbox:read', 'reviewers and admins'),
+      ...access('decisions:write', 'reviewers and admins'),
       requestParams: pathParams('id'),
       requestBody: body(assignmentSchema),
       responses: { '200': json(anyObject('Assignment', 'The call’s assignee after the change'), 'Assigned'), ...errors(400, 401, 403, 404, 409, 422) },
@@ -336,7 +336,7 @@ export const paths: ZodOpenApiPathsObject = {
     post: {
       tags: ['Inbox'],
       summary: 'A note on a waiting call, or a question sent into the requester’s chat, without deciding',
-      ...access('inbox:read', 'reviewers and admins'),
+      ...access('decisions:write', 'reviewers and admins'),
       requestParams: pathParams('id'),
       requestBody: body(noteSchema),
       responses: { '201': json(anyObject('CallNote', 'The note as stored'), 'Added'), ...errors(400, 401, 403, 404, 409) },
