@@ -26,7 +26,7 @@ export async function decideApproval(input: {
   let data: DataPolicyVerdict | null = null;
   if (input.dataPolicy) {
     try {
-      data = await input.dataPolicy.evaluate({ ...input.call, toolName: input.tool.id, args: input.args, requestContext: input.requestContext });
+      data = await input.dataPolicy.evaluate({ ...input.call, toolName: input.tool.id, args: input.args, requestContext: input.requestContext, sensitive: input.tool.sensitive });
     } catch (error) {
       data = { outcome: 'require', version: null, error: `policy source failed: ${error instanceof Error ? error.message : String(error)}` };
     }

@@ -1,5 +1,5 @@
 import type { ApprovalReason } from './policy';
-import type { Approvers, RequestContext } from './tool';
+import type { Approvers, RequestContext, Sensitivity } from './tool';
 
 /**
  * Approval policies kept as data (edited by admins, stored outside the code) as the runtime sees
@@ -30,6 +30,8 @@ export interface DataPolicyCall {
   resourceId: string;
   requestedBy: string;
   requestContext: RequestContext;
+  /** The tool's sensitive argument fields (`createTool`'s `sensitive`): masked wherever values leave the app. */
+  sensitive?: Sensitivity;
 }
 
 /** A classifier's verdict on a call (rule outcome `classify`). */

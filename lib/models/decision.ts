@@ -9,7 +9,8 @@ import { ScriptedDecisionModel } from './scripted-decision';
  * The decision model for `classify` policy rules, from the same environment selection as the chat
  * model (lib/env.ts `resolveModelSetting`): the provider's decision model of the same id (OpenAI,
  * Anthropic, the AI Gateway), or the offline scripted one. An OpenAI-compatible server has no
- * decision API in the AI SDK, so there is none: such rules then require approval (fail closed).
+ * decision API in the AI SDK, so there is none: the classifier then asks the chat model through its
+ * language-model adapter (structured output; lib/policies/classify.ts).
  */
 export function resolveDecisionModel(config: Pick<Env, 'model'> = env()): Experimental_DecisionModelV4 | null {
   const setting = config.model;

@@ -1,10 +1,11 @@
 import type { Experimental_DecisionModelV4, Experimental_DecisionModelV4Result } from '@ai-sdk/provider';
 import { Experimental_DecisionRefusalError } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import type { DataPolicyCall } from '@/lib/agent/data-policy';
 import { combineApproval } from '@/lib/agent/data-policy';
 import { ScriptedDecisionModel } from '@/lib/models/scripted-decision';
-import { createClassifier } from './classify';
+import { classificationSchema, createClassifier, rationaleSchema } from './classify';
 import { evaluatePolicies } from './evaluate';
 import { policiesSchema } from './rules';
 
@@ -72,5 +73,70 @@ describe('createClassifier (experimental_decide)', () => {
     expect((await classify(rule, call('update-order', { amount: 1 }), 1)).score).toBe(0.9);
     expect((await classify(rule, call('get-weather', { city: 'x' }), 1))).toMatchObject({ score: 0.1, rationale: '"get" suggests it only reads' });
     expect((await classify(rule, call('rename-thing', { title: 'x' }), 1)).score).toBe(0.5);
+  });
+});
+
+const usage = { inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 0, text: 0, reasoning: 0 } };
+/** A language model (the AI SDK's mock) answering every generate call with `json` as text; its calls are in `doGenerateCalls`. */
+const languageModel = (json: unknown) =>
+  new MockLanguageModelV4({
+    provider: 'test',
+    modelId: 'writer',
+    doGenerate: async () => ({ content: [{ type: 'text', text: JSON.stringify(json) }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] }),
+  });
+/** Everything a language model was sent, as one text (prompt and response format). */
+const sentText = (lm: MockLanguageModelV4) => JSON.stringify(lm.doGenerateCalls.map((c) => ({ prompt: c.prompt, format: c.responseFormat })));
+const withOutcome = (extra: Record<string, unknown>) =>
+  policiesSchema.parse({ rules: [{ id: 'mail', name: 'Mail', tool: '*', outcome: { type: 'classify', threshold: 0.7, ...extra } }] }).rules[0] as never;
+
+describe('classifier rationale and argument values', () => {
+  it('a rule that wants a rationale gets one from the language model with structured output, beside the decision model’s score; names only by default', async () => {
+    const { m, sent } = model(probability(0.8));
+    const lm = languageModel({ rationale: 'Sending email reaches people outside; a person should check.' });
+    const record = await createClassifier({ model: m, languageModel: lm })(withOutcome({ rationale: true }), call('send-email', { to: 'secret@example.com', body: 'private' }), 1);
+    expect(record).toMatchObject({ score: 0.8, rationale: 'Sending email reaches people outside; a person should check.', modelId: 'test/decider' });
+    expect(lm.doGenerateCalls).toHaveLength(1);
+    // Structured output: a JSON response format with the rationale schema.
+    expect(lm.doGenerateCalls[0].responseFormat).toMatchObject({ type: 'json', schema: { properties: { rationale: { type: 'string' } } } });
+    const text = sentText(lm);
+    expect(text).toContain('send-email');
+    expect(text).toContain('[\\"body\\",\\"to\\"]');
+    expect(text).not.toContain('secret@example.com');
+    expect(text).not.toContain('private');
+    expect(JSON.stringify(sent)).not.toContain('secret@example.com');
+    // Without `rationale: true` the language model is not asked.
+    const quiet = languageModel({ rationale: 'unused' });
+    await createClassifier({ model: model(probability(0.8)).m, languageModel: quiet })(rule, call('send-email', { to: 'a' }), 1);
+    expect(quiet.doGenerateCalls).toHaveLength(0);
+    expect(rationaleSchema.safeParse({ rationale: 'x' }).success).toBe(true);
+  });
+
+  it('a rule that opts in sends argument values, with the tool’s sensitive fields masked', async () => {
+    const { m, sent } = model(probability(0.9));
+    const lm = languageModel({ rationale: 'Money leaves.' });
+    const refund = { ...call('issue-refund', { orderId: 'ord-7', amount: 250, note: 'card 4111' }), sensitive: ['amount', 'note'] };
+    await createClassifier({ model: m, languageModel: lm })(withOutcome({ rationale: true, sendValues: true }), refund, 1);
+    expect(sent).toEqual([[{ type: 'json', value: { toolName: 'issue-refund', argumentNames: ['amount', 'note', 'orderId'], args: { orderId: 'ord-7', amount: '•••', note: '•••' } } }]]);
+    const text = sentText(lm);
+    expect(text).toContain('ord-7');
+    expect(text).not.toContain('250');
+    expect(text).not.toContain('4111');
+    // A tool marked sensitive as a whole sends no value at all.
+    const whole = model(probability(0.9));
+    await createClassifier({ model: whole.m })(withOutcome({ sendValues: true }), { ...call('send-email', { to: 'x@y.z' }), sensitive: true }, 1);
+    expect(JSON.stringify(whole.sent)).not.toContain('x@y.z');
+  });
+
+  it('a provider without a decision model is asked through the language-model adapter (probability and rationale, structured)', async () => {
+    const lm = languageModel({ probability: 0.75, rationale: 'Deletes data.' });
+    const record = await createClassifier({ model: null, languageModel: lm })(rule, call('delete-record', { id: 'rec-1' }), 1);
+    expect(record).toMatchObject({ score: 0.75, rationale: 'Deletes data.', modelId: 'test/writer' });
+    expect(sentText(lm)).not.toContain('rec-1');
+    expect(lm.doGenerateCalls[0].responseFormat).toMatchObject({ type: 'json', schema: { required: expect.arrayContaining(['probability', 'rationale']) } });
+    // An answer outside the schema (probability 7) is no score: approval required.
+    const bad = await createClassifier({ model: null, languageModel: languageModel({ probability: 7, rationale: 'x' }) })(rule, call('delete-record', { id: 'r' }), 1);
+    expect(bad).toMatchObject({ score: null });
+    expect(bad.error).toMatch(/^the model failed/);
+    expect(classificationSchema.safeParse({ probability: 0.5, rationale: 'y' }).success).toBe(true);
   });
 });

@@ -56,6 +56,10 @@ export const outcomeSchema = z.discriminatedUnion('type', [
     threshold: z.number().min(0).max(1),
     /** Who decides when the classifier sends the call to a person. */
     approvers: dataApproversSchema.default('requester'),
+    /** Ask the language model for a one-sentence rationale with structured output (stored and shown with the score). */
+    rationale: z.boolean().optional(),
+    /** Send the argument values too (the tool's sensitive fields masked); default: tool name and argument names only. */
+    sendValues: z.boolean().optional(),
     deadline: deadlineSchema.optional(),
   }),
 ]);

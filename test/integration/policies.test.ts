@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { MockLanguageModelV4 } from 'ai/test';
 import { decisionContent, type DecisionRow } from '../../lib/audit/chain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentChunk } from '../../lib/agent/chunks';
@@ -302,6 +303,39 @@ describe('classify: a decision model decides whether a call needs a person', () 
     const lookup = await collect((await rt.agent.stream('/tool lookup-customer {"customerId":"cus-3"}', { threadId: newThreadId(), resourceId: ada.id })).fullStream);
     expect(approvals(lookup)).toHaveLength(0);
     expect(only(lookup, 'tool-result')).toHaveLength(1);
+  });
+
+  it('a rule asking for a rationale stores the language model’s structured answer; one sending values masks the tool’s sensitive fields', async () => {
+    const base = await createRuntime();
+    closers.push(base.close);
+    const states: unknown[] = [];
+    const decider = {
+      specificationVersion: 'v4' as const, provider: 'test', modelId: 'decider', supportedQuestionTypes: ['boolean' as const],
+      doDecide: async (options: { state: unknown }) => {
+        states.push(options.state);
+        return { answers: { requiresApproval: { type: 'boolean' as const, probability: 0.85 } }, warnings: [] };
+      },
+    };
+    const usage = { inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 0, text: 0, reasoning: 0 } };
+    const writer = new MockLanguageModelV4({
+      provider: 'test',
+      modelId: 'writer',
+      doGenerate: async () => ({ content: [{ type: 'text', text: '{"rationale":"It emails someone outside."}' }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] }),
+    });
+    const classify = createClassifier({ model: decider, languageModel: writer });
+    const rt = await createRuntime({ dataPolicy: new PrismaPolicySource(base.db, { maxAgeMs: 0, classify }) });
+    closers.push(rt.close);
+    await setRules(rt.db, [{ id: 'mail-why', name: 'Mail', tool: 'send-email', outcome: { type: 'classify', threshold: 0.7, approvers: 'reviewer', rationale: true, sendValues: true } }]);
+    const threadId = newThreadId();
+    await collect((await rt.agent.stream('/tool send-email {"to":"carol@example.com","subject":"Hi","body":"the secret plan"}', { threadId, resourceId: ada.id })).fullStream);
+    const [row] = await rt.store.findOpenPendingCalls({ threadId });
+    expect(row.policyEvaluation?.classification).toMatchObject({ score: 0.85, rationale: 'It emails someone outside.', modelId: 'test/decider' });
+    expect(row.policyEvaluation?.why).toContain('It emails someone outside.');
+    // The values went out, except the body, which send-email marks sensitive.
+    expect(JSON.stringify(states)).toContain('carol@example.com');
+    expect(JSON.stringify(states)).not.toContain('secret plan');
+    expect(JSON.stringify(writer.doGenerateCalls.map((c) => c.prompt))).not.toContain('secret plan');
+    expect(JSON.stringify(writer.doGenerateCalls.map((c) => c.prompt))).toContain('carol@example.com');
   });
 
   it('a model that refuses makes the call wait for a reviewer, with the refusal recorded', async () => {
