@@ -90,6 +90,23 @@ describe('bench report', () => {
     expect(row('SQL statements per approval')?.slice(1, 4)).toEqual(['4.0 / 12.0', '2.0 / 6.0', '0.50×']);
     expect(row('inbox page after 900,000 rows')?.[2]).toBe('5.0 / 5.9');
     expect(table).toContain('60 samples per latency figure (3 interleaved rounds × 20');
+    // Results without the classifier figure (older files) render without its rows.
+    expect(row('classify call')).toBeUndefined();
+  });
+
+  it('reports the classifier’s added latency on the scripted model', () => {
+    const table = renderReport({ ...result, classifier: { call: summarise([1, 2, 3]), cached: summarise([0.01, 0.02, 0.03]) } });
+    const row = (label: string) => table.split('\n').find((line) => line.startsWith(`| ${label}`))?.split(' | ');
+    expect(row('classify call, scripted decision model')?.slice(1, 3)).toEqual(['–', '2.0 / 2.9']);
+    expect(row('classify call answered from the cache')?.[2]).toBe('0.0 / 0.0');
+  });
+
+  it('times the classifier in process: a score each call, cached calls from the cache', async () => {
+    const { classifierBench } = await import('./classifier');
+    const measured = await classifierBench(5);
+    expect(measured.call).toMatchObject({ n: 5 });
+    expect(measured.cached).toMatchObject({ n: 5 });
+    expect(measured.cached!.p50).toBeLessThanOrEqual(measured.call!.p95);
   });
 
   it('replaces only what stands between the README markers, and refuses a README without them', () => {

@@ -1,5 +1,6 @@
 /** The table `npm run bench` prints, writes into its JSON and (with `--readme`) into README.md. */
 import fs from 'node:fs';
+import type { ClassifierResult } from './classifier';
 import type { InboxResult } from './inbox';
 import type { LatencySamples, ThroughputResult } from './measure';
 import { fmt, fmtRatio, fmtSummary, markdownTable, quantile, summarise, type Summary } from './stats';
@@ -32,6 +33,8 @@ export interface BenchResult {
   config: { n: number; rounds: number; warmup: number; clients: number; throughputRuns: number; poolSize: number; inboxRows: number };
   systems: Record<string, SystemReport>;
   inbox: InboxResult | null;
+  /** The classifier's added latency on the scripted decision model (absent in older results). */
+  classifier?: ClassifierResult | null;
 }
 
 const README_START = '<!-- bench:start -->';
@@ -103,6 +106,11 @@ export function renderReport(result: BenchResult): string {
     const page = (label: string, summary: Summary | null) => rows.push([label, '–', fmtSummary(summary), '–', '–', '–']);
     page(`inbox first page, ${inbox.pageSize} of ${inbox.rows.toLocaleString('en')} pending (ms)`, inbox.firstPage);
     page(`inbox page after ${inbox.depth.toLocaleString('en')} rows (ms)`, inbox.deepPage);
+  }
+
+  if (result.classifier) {
+    rows.push(['classify call, scripted decision model, in process (ms)', '–', fmtSummary(result.classifier.call), '–', '–', '–']);
+    rows.push(['classify call answered from the cache (ms)', '–', fmtSummary(result.classifier.cached), '–', '–', '–']);
   }
 
   const m = result.machine;

@@ -8,7 +8,8 @@
  * Options: --n (samples per figure and round, default 40), --rounds (3), --warmup (5),
  * --clients (20), --throughput-runs (100 per round), --no-http, --no-inbox, --inbox-rows
  * (1000000), --rebuild, --readme, --profile (CPU profiles of the HTTP server, written to
- * .data/bench/profiles when it stops; open them in Chrome DevTools). Environment: BENCH_PG_PORT (54359), BENCH_PORT (3300),
+ * .data/bench/profiles when it stops; open them in Chrome DevTools), --classifier-only (only the
+ * classifier's figure, printed; no database, no peer, no result file). Environment: BENCH_PG_PORT (54359), BENCH_PORT (3300),
  * BENCH_DATABASE_URL (any PostgreSQL server to use instead of the embedded one; databases named
  * bench_* are dropped and created there).
  *
@@ -25,6 +26,7 @@ import pg from 'pg';
 import { startEmbeddedPostgres } from '../lib/db/embedded';
 import { migrate } from '../lib/db/migrate';
 import { seed } from '../lib/demo/seed';
+import { classifierBench } from './classifier';
 import { createCountersignSystem } from './countersign';
 import { buildApp, createHttpSystem, startApp } from './http';
 import { inboxBench, seedPendingCalls, type InboxResult } from './inbox';
@@ -46,6 +48,7 @@ const { values: options } = parseArgs({
     rebuild: { type: 'boolean', default: false },
     readme: { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
+    'classifier-only': { type: 'boolean', default: false },
   },
 });
 const N = positive('n');
@@ -121,6 +124,12 @@ function git(...args: string[]): string {
 
 async function main() {
   keepTrafficLocal();
+  // First, while nothing else runs in this process: the classifier's added latency.
+  log('classifier: timing classify calls on the scripted decision model…');
+  const classifier = await classifierBench(N * ROUNDS);
+  log(`classify call: p50 ${classifier.call!.p50.toFixed(2)} ms, p95 ${classifier.call!.p95.toFixed(2)} ms (cached p50 ${classifier.cached!.p50.toFixed(3)} ms, ${classifier.call!.n} samples)`);
+  if (options['classifier-only']) return;
+
   fs.mkdirSync(WORK_DIR, { recursive: true });
   ensurePeerInstalled();
   const startedAt = new Date();
@@ -250,6 +259,7 @@ async function main() {
     config: { n: N, rounds: ROUNDS, warmup: WARMUP, clients: CLIENTS, throughputRuns: THROUGHPUT_RUNS, poolSize: POOL_SIZE, inboxRows: INBOX_ROWS },
     systems: reports,
     inbox: inbox ?? null,
+    classifier,
   };
   const rendered = renderReport(result);
   fs.mkdirSync('bench/results', { recursive: true });
