@@ -14,6 +14,12 @@ describe('rule drafts', () => {
     expect(policiesSchema.safeParse({ rules: rules.map((rule) => ruleFromDraft(draftFromRule(rule))) }).success).toBe(true);
   });
 
+  it('the classifier’s rationale and send-values switches survive a save from the form', () => {
+    const rule: PolicyRuleInput = { id: 'd', name: 'Mail with reasons', agent: '*', tool: 'send-*', outcome: { type: 'classify', threshold: 0.5, approvers: 'reviewer', rationale: true, sendValues: true } };
+    expect(ruleFromDraft(draftFromRule(rule))).toEqual(rule);
+    expect(ruleFromDraft({ ...draftFromRule(rule), rationale: false, sendValues: false }).outcome).toEqual({ type: 'classify', threshold: 0.5, approvers: 'reviewer' });
+  });
+
   it('numbers typed as text that are not numbers fail validation instead of saving', () => {
     const draft = { ...draftFromRule(rules[0]), quorum: 'two' };
     expect(policiesSchema.safeParse({ rules: [ruleFromDraft(draft)] }).success).toBe(false);

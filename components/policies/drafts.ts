@@ -18,6 +18,10 @@ export interface RuleDraft {
   approvers: 'requester' | 'reviewer' | 'four-eyes' | 'quorum';
   quorum: string;
   threshold: string;
+  /** classify: ask for a rationale with structured output. */
+  rationale: boolean;
+  /** classify: send argument values (sensitive fields masked). */
+  sendValues: boolean;
   useDeadline: boolean;
   deadlineMinutes: string;
   deadlineAction: 'decline' | 'escalate';
@@ -48,6 +52,8 @@ export function draftFromRule(rule: PolicyRuleInput | PolicyRule): RuleDraft {
     approvers: typeof approvers === 'object' ? 'quorum' : approvers,
     quorum: String(typeof approvers === 'object' ? approvers.quorum : 2),
     threshold: String(outcome.type === 'classify' ? outcome.threshold : 0.7),
+    rationale: outcome.type === 'classify' && outcome.rationale === true,
+    sendValues: outcome.type === 'classify' && outcome.sendValues === true,
     useDeadline: deadline !== undefined,
     deadlineMinutes: String(deadline?.minutes ?? 60),
     deadlineAction: deadline?.action ?? 'decline',
@@ -66,7 +72,14 @@ export function ruleFromDraft(draft: RuleDraft): PolicyRuleInput {
       ? { type: 'allow' }
       : draft.outcome === 'require'
         ? { type: 'require', approvers, ...(deadline ? { deadline } : {}) }
-        : { type: 'classify', threshold: Number(draft.threshold), approvers, ...(deadline ? { deadline } : {}) };
+        : {
+            type: 'classify',
+            threshold: Number(draft.threshold),
+            approvers,
+            ...(draft.rationale ? { rationale: true } : {}),
+            ...(draft.sendValues ? { sendValues: true } : {}),
+            ...(deadline ? { deadline } : {}),
+          };
   return {
     id: draft.id.trim(),
     name: draft.name.trim(),

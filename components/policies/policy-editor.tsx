@@ -376,6 +376,18 @@ function RuleEditor({
                   ? field('threshold', 'Threshold (0–1)', <Input {...inputProps('threshold')} type="number" min={0} max={1} step={0.05} inputMode="decimal" />, 'A score at or above it waits for a person')
                   : null}
               </div>
+              {draft.outcome === 'classify' ? (
+                <div className="flex flex-wrap gap-x-4 gap-y-1">
+                  <label className="flex items-center gap-2 text-sm">
+                    <input type="checkbox" checked={draft.rationale} onChange={(event) => onChange({ rationale: event.target.checked })} />
+                    Ask for a rationale
+                  </label>
+                  <label className="flex items-center gap-2 text-sm">
+                    <input type="checkbox" checked={draft.sendValues} onChange={(event) => onChange({ sendValues: event.target.checked })} />
+                    Send argument values (sensitive ones masked)
+                  </label>
+                </div>
+              ) : null}
               {draft.outcome !== 'allow' ? (
                 <>
                   <label className="flex items-center gap-2 text-sm">
