@@ -114,8 +114,8 @@ test.describe('approval policies as data', () => {
 
     // The edit itself is an admin action in the audit: who changed which rule, between which versions.
     await audit.getByTestId('audit-tab-actions').click();
-    await audit.getByLabel('Who').fill('alex@example');
-    await audit.getByLabel('Action').selectOption('policy');
+    await audit.getByLabel('Who', { exact: true }).fill('alex@example');
+    await audit.getByLabel('Action', { exact: true }).selectOption('policy');
     await audit.getByTestId('actions-apply').click();
     await expect(audit).toHaveURL(/\/audit\/actions\?actor=alex%40example&action=policy/);
     const action = audit.locator(`[data-testid="admin-action"][data-target-id="${savedVersion}"]`);
