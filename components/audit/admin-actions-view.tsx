@@ -26,6 +26,7 @@ const ACTION_OPTIONS: [string, string][] = [
   ['user', 'Users and roles'],
   ['api_key', 'API keys'],
   ['settings', 'Sign-up settings'],
+  ['webhook', 'Webhooks'],
   ['auth', 'Sign-ins'],
 ];
 

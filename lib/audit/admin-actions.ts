@@ -10,7 +10,7 @@ import { dateBound, peopleMatching } from './queries';
 
 /**
  * Filters over administrative actions (`audit_events`): who did it (part of their name or email),
- * what (an action, or a group such as `policy`, `user`, `api_key`, `auth`, `settings`), dates.
+ * what (an action, or a group such as `policy`, `user`, `api_key`, `auth`, `settings`, `webhook`), dates.
  */
 export const adminActionsQuerySchema = z.object({
   /** Who did it: part of their name or email. */
@@ -21,7 +21,7 @@ export const adminActionsQuerySchema = z.object({
     .optional(),
   /** An action (`policy.changed`) or the group before its dot (`policy`); empty: all. */
   action: z
-    .union([z.enum(AUDIT_ACTIONS), z.enum(['api_key', 'user', 'settings', 'policy', 'auth']), z.literal('')])
+    .union([z.enum(AUDIT_ACTIONS), z.enum(['api_key', 'user', 'settings', 'policy', 'auth', 'webhook']), z.literal('')])
     .transform((value) => value || undefined)
     .optional(),
   from: dateBound(false),

@@ -22,6 +22,9 @@ describe('describeAdminAction', () => {
     expect(describeAdminAction({ action: 'user.role_changed', actorId: 'user-alex', targetType: 'user', targetId: 'user-ben', details: { from: 'user', to: 'reviewer' } }, people)).toBe(
       'Alex Admin changed the role of Ben from user to reviewer',
     );
+    expect(describeAdminAction({ action: 'webhook.secret_rotated', actorId: 'user-alex', targetType: 'webhook_endpoint', targetId: 'wh-1', details: {} }, people)).toBe(
+      'Alex Admin rotated the secret of the webhook endpoint wh-1',
+    );
     expect(describeAdminAction({ action: 'auth.signed_in', actorId: 'user-zed', targetType: 'user', targetId: 'user-zed', details: {} }, people)).toBe('user-zed signed in');
   });
 });

@@ -54,6 +54,13 @@ export function describeAdminAction(entry: DescribableAction, people: People): s
     }
     case 'auth.signed_in':
       return `${who} signed in`;
+    case 'webhook.created':
+    case 'webhook.updated':
+    case 'webhook.deleted':
+    case 'webhook.secret_rotated':
+      return `${who} ${{ 'webhook.created': 'registered', 'webhook.updated': 'changed', 'webhook.deleted': 'deleted', 'webhook.secret_rotated': 'rotated the secret of' }[entry.action]} the webhook endpoint ${entry.targetId ?? ''}`.trim();
+    case 'webhook.delivery_resent':
+      return `${who} resent the webhook delivery ${entry.targetId ?? ''}`.trim();
     default:
       return `${who}: ${entry.action}${entry.targetId ? ` on ${entry.targetType ?? 'entry'} ${entry.targetId}` : ''}`;
   }
