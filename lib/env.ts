@@ -21,6 +21,13 @@ const int = (min: number, max: number) =>
     .transform(Number)
     .pipe(z.number().int().min(min, { error: `below ${min}` }).max(max, { error: `above ${max}` }));
 const flag = z.enum(['1', '0', 'true', 'false']).transform((value) => value === '1' || value === 'true');
+/** A span such as `90s`, `30m`, `24h` or `2d`, in ms, from `min` to `max` ms. */
+const duration = (minMs: number, maxMs: number) =>
+  z
+    .string()
+    .regex(/^\d+(s|m|h|d)$/, { error: 'not a span such as 90s, 30m, 24h or 2d' })
+    .transform((value) => Number(value.slice(0, -1)) * { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[value.at(-1) as 's' | 'm' | 'h' | 'd'])
+    .pipe(z.number().min(minMs, { error: `shorter than ${minMs / 1_000} s` }).max(maxMs, { error: `longer than ${maxMs / 86_400_000} days` }));
 const httpUrl = z.url({ protocol: /^https?$/, error: 'not an http(s) URL' });
 
 export const envSchema = z.object({
@@ -49,6 +56,7 @@ export const envSchema = z.object({
   WEBHOOK_TIMEOUT_MS: int(100, 60_000).default(5_000),
   WEBHOOK_MAX_ATTEMPTS: int(1, 30).default(10),
   WEBHOOK_RETRY_BASE_MS: int(100, 3_600_000).default(10_000),
+  INBOX_OVERDUE_AFTER: duration(1_000, 366 * 86_400_000).default(24 * 3_600_000),
   MODEL: z.string().regex(/^[\w.:@/-]+$/, { error: 'not a model id' }).optional(),
   OPENAI_COMPATIBLE_BASE_URL: httpUrl.optional(),
   OPENAI_COMPATIBLE_API_KEY: z.string().optional(),
@@ -106,6 +114,10 @@ export const ENV_DOCS: Record<keyof Variables, { accepts: string; meaning: strin
   WEBHOOK_RETRY_BASE_MS: {
     accepts: 'whole number 100–3600000 (default 10000)',
     meaning: 'wait before a webhook delivery’s first retry, in ms; each further retry waits twice as long (at most 6 hours)',
+  },
+  INBOX_OVERDUE_AFTER: {
+    accepts: 'a span: `90s`, `30m`, `24h`, `2d` (default `24h`)',
+    meaning: 'how long a call without a deadline may wait before the inbox marks it overdue and (when only a reviewer may approve it) emails the reviewers once',
   },
   MODEL: {
     accepts: 'model id, e.g. `gpt-5-mini`, `anthropic/claude-sonnet-4-5`, `llama3.1`',

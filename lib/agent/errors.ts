@@ -14,6 +14,8 @@ export const AGENT_ERROR_STATUS = {
   FINGERPRINT_MISMATCH: 409,
   WRONG_KIND: 409,
   FOUR_EYES: 403,
+  /** A decision on a call a deadline escalated, by someone without the escalation role (admins). */
+  ESCALATED_TO_ADMINS: 403,
   NOT_REQUESTER: 403,
   INVALID_RESUME_DATA: 422,
   INVALID_ARGS: 422,

@@ -136,9 +136,25 @@ export function decisionChunks(top: { id: string; messageId: string }, row: Pend
  * @throws AgentError FOUR_EYES
  */
 export function authorize(row: PendingCall, actor: Actor) {
+  authorizeEscalated(row, actor);
   if (row.approvers !== 'reviewer') return;
   if (actor.role === 'user' || actor.id === row.requestedBy || actor.id === row.resourceId) {
     throw new AgentError('FOUR_EYES', 'This action needs a reviewer other than the person who asked for it.');
+  }
+}
+
+/**
+ * Escalation: once a deadline escalated a call to a role (`assignedToRole`, admins), only people of
+ * that role may approve or decline it — not the reviewers or the requester who could before. The
+ * store's claim and quorum vote apply the same rule in SQL. A requester's withdrawal stays possible.
+ * Source: behaviour "Deadlines and escalation".
+ * @throws AgentError ESCALATED_TO_ADMINS (403)
+ */
+export function authorizeEscalated(row: Pick<PendingCall, 'assignedToRole'>, actor: Actor) {
+  if (row.assignedToRole && actor.role !== row.assignedToRole) {
+    throw new AgentError('ESCALATED_TO_ADMINS', 'This call was escalated to admins at its deadline; only an admin can decide it now.', {
+      assignedToRole: row.assignedToRole,
+    });
   }
 }
 

@@ -2,7 +2,6 @@ import 'server-only';
 import { Agent } from '@/lib/agent/agent';
 import { resolveModel } from '@/lib/models';
 import { appPolicySource } from '@/lib/policies/app-source';
-import { afterPause } from '@/lib/notify/reviewers';
 import type { AgentRegistry } from '@/lib/runs/registry';
 import { prisma } from '@/lib/store/db';
 import { PrismaAgentStore } from '@/lib/store/prisma-store';
@@ -15,8 +14,9 @@ import { createDataTools, createOpsTools } from './tools';
  */
 export function registerDemoAgents(registry: AgentRegistry): { defaultAgentId: string } {
   const db = prisma();
-  // Reviewers hear about calls only they may decide once the pause is saved.
-  const store = new PrismaAgentStore(db, { afterSuspend: afterPause });
+  // Reviewers hear about calls only they may decide through the job queue: the pause's own insert
+  // queues the email (a trigger; see lib/notify/reviewer-jobs.ts), so no hook is needed here.
+  const store = new PrismaAgentStore(db);
   // The approval policies admins keep as data (/admin/policies), for every demo agent.
   const dataPolicy = appPolicySource();
   const opsAgent = new Agent({

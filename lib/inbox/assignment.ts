@@ -27,13 +27,14 @@ export type AssignmentInput = z.infer<typeof assignmentSchema>;
  * @returns the call's assignee afterwards
  * @throws ApiError 404 NOT_FOUND (no such call), 409 ALREADY_DECIDED (no longer pending; details:
  *   decidedBy), 409 ASSIGNMENT_CHANGED (details: assignedTo), 422 INVALID_ASSIGNEE (not a reviewer or
- *   admin, or the person who asked for a reviewer-only call: they could not decide it)
+ *   admin, the person who asked for a reviewer-only call, or not an admin for a call escalated to
+ *   admins: they could not decide it)
  */
 export async function assignCall(input: AssignmentInput & { pendingCallId: string; actor: Actor }): Promise<{ assignedTo: string | null }> {
   const db = prisma();
   const row = await db.pendingToolCall.findUnique({
     where: { id: input.pendingCallId },
-    select: { id: true, kind: true, status: true, approvers: true, requestedBy: true, resourceId: true, assignedTo: true, decidedBy: true },
+    select: { id: true, kind: true, status: true, approvers: true, requestedBy: true, resourceId: true, assignedTo: true, decidedBy: true, assignedToRole: true },
   });
   if (!row || (row.kind !== 'approval' && row.kind !== 'suspension')) throw new ApiError(404, 'NOT_FOUND', 'No such call.');
   if (row.status !== 'pending') {
@@ -43,6 +44,9 @@ export async function assignCall(input: AssignmentInput & { pendingCallId: strin
     const person = await db.user.findUnique({ where: { id: input.assignee }, select: { role: true } });
     if (!person || (person.role !== 'reviewer' && person.role !== 'admin')) {
       throw new ApiError(422, 'INVALID_ASSIGNEE', 'Calls can only be assigned to a reviewer or an admin.');
+    }
+    if (row.assignedToRole && person.role !== row.assignedToRole) {
+      throw new ApiError(422, 'INVALID_ASSIGNEE', 'This call was escalated to admins; only an admin can take it.');
     }
     if (row.approvers === 'reviewer' && (input.assignee === row.requestedBy || input.assignee === row.resourceId)) {
       throw new ApiError(422, 'INVALID_ASSIGNEE', 'This call needs a reviewer other than the person who asked for it.');

@@ -1,6 +1,7 @@
 import 'server-only';
 import { z } from 'zod';
 import { dateBound, peopleMatching } from '@/lib/audit/queries';
+import { ApiError } from '@/lib/http/errors';
 import { afterPosition, decodeCursor, encodeCursor, type KeysetPosition } from '@/lib/http/keyset';
 import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
 import { pendingColumns, toPendingCall, type PendingRow } from '@/lib/store/prisma-store';
@@ -54,12 +55,24 @@ export interface InboxItem {
 }
 
 /**
- * The inbox's queues: `mine` — assigned to the viewer; `unassigned` — nobody works on it and the
+ * The inbox's queues: `mine` ("For me") — assigned to the viewer, or unassigned and the viewer may
+ * decide it (see queueCondition); `unassigned` — nobody works on it and the
  * viewer did not ask for it; `all` — every call; `requested` — calls the viewer asked for (kept
  * apart: a reviewer cannot decide their own reviewer-only calls, only withdraw them).
  */
 export const INBOX_QUEUES = ['mine', 'unassigned', 'all', 'requested'] as const;
 export type InboxQueue = (typeof INBOX_QUEUES)[number];
+
+/** The inbox's orders: newest first (default), oldest first, soonest deadline first. */
+export const INBOX_SORTS = ['newest', 'oldest', 'deadline'] as const;
+export type InboxSort = (typeof INBOX_SORTS)[number];
+
+/**
+ * The sort key of `deadline` order: the deadline, or — without one — this far-future instant, so
+ * calls without a deadline come last and the key is never NULL (a row comparison and the
+ * expression index `pending_tool_calls_status_deadline_key_id_idx` need a total order).
+ */
+export const NO_DEADLINE_KEY = '9999-12-31T00:00:00.000Z';
 
 export const inboxQuerySchema = z.object({
   status: z.enum(['pending', 'unknown']).default('pending'),
@@ -70,6 +83,12 @@ export const inboxQuerySchema = z.object({
   toolName: z.string().max(100).optional(),
   /** Which queue (INBOX_QUEUES); unset: `all`. */
   queue: z.enum(INBOX_QUEUES).optional(),
+  /**
+   * Order (INBOX_SORTS): `newest` (default) or `oldest` by when the call started waiting, or
+   * `deadline` — soonest deadline first, calls without one after them, oldest first.
+   * A cursor is only meaningful with the sort it came from.
+   */
+  sort: z.enum(INBOX_SORTS).optional(),
   /** Who asked: part of their display name or email (case-insensitive). */
   requester: z
     .string()
@@ -85,31 +104,97 @@ export type InboxQuery = z.infer<typeof inboxQuerySchema>;
 
 /**
  * The statement behind one inbox page: calls of `status` matching the filters (tool, agent,
- * requester by name or email, date range), newest first, keyset-paged on (created_at, id) by a row
- * comparison that the `(status, created_at DESC, id DESC)` index — or, with a tool filter,
- * `(status, tool_name, created_at DESC, id DESC)` — serves as an index condition at any depth (no OFFSET). One more row than `limit` tells whether a next page exists.
+ * requester by name or email, date range) in the order of `query.sort`, keyset-paged by a row
+ * comparison that an index serves as an index condition at any depth (no OFFSET):
+ * - `newest`: (created_at DESC, id DESC) on `(status, created_at DESC, id DESC)` — or, with a tool
+ *   filter, `(status, tool_name, created_at DESC, id DESC)`;
+ * - `oldest`: (created_at ASC, id ASC), the same indexes read backwards;
+ * - `deadline`: (coalesce(deadline_at, NO_DEADLINE_KEY), created_at, id) ascending on the expression
+ *   index `(status, coalesce(deadline_at, …), created_at, id)`: soonest deadline first, then calls
+ *   without one, oldest first. One more row than `limit` tells whether a
+ * next page exists.
  */
-export function inboxPageQuery(query: InboxQuery, after: KeysetPosition | null, viewerId: string | null = null): Prisma.Sql {
-  const filters: Prisma.Sql[] = [queueCondition(query.queue ?? 'all', viewerId)];
+export function inboxPageQuery(query: InboxQuery, after: InboxPosition | KeysetPosition | null, viewer: InboxViewer = null): Prisma.Sql {
+  const filters: Prisma.Sql[] = [queueCondition(query.queue ?? 'all', viewer)];
   if (query.agentId) filters.push(Prisma.sql`p.agent_id = ${query.agentId}`);
   if (query.toolName) filters.push(Prisma.sql`p.tool_name = ${query.toolName}`);
   if (query.requester) filters.push(Prisma.sql`p.requested_by IN ${peopleMatching(query.requester)}`);
   if (query.from) filters.push(Prisma.sql`p.created_at >= ${query.from.toISOString()}::timestamptz`);
   if (query.to) filters.push(Prisma.sql`p.created_at < ${query.to.toISOString()}::timestamptz`);
+  const order = sortSql(query.sort ?? 'newest', after && ('sortAt' in after ? after : { ...after, sortAt: after.createdAt }));
   return Prisma.sql`
-    SELECT ${pendingColumns('p')}, p.assigned_to AS "assignedTo" FROM pending_tool_calls p
+    SELECT ${pendingColumns('p')}, p.assigned_to AS "assignedTo", ${order.key} AS "sortAt" FROM pending_tool_calls p
     WHERE p.status = ${query.status} AND p.kind IN ('approval', 'suspension')
       AND ${Prisma.join(filters, ' AND ')}
-      AND ${afterPosition(after, 'p')}
-    ORDER BY p.created_at DESC, p.id DESC
+      AND ${order.after}
+    ORDER BY ${order.orderBy}
     LIMIT ${query.limit + 1}`;
 }
 
-/** The SQL condition of one queue (see INBOX_QUEUES); without a viewer, every queue but `all` is empty. */
-function queueCondition(queue: InboxQueue, viewerId: string | null): Prisma.Sql {
+/** The sort key, the ORDER BY and the keyset condition of one order (see inboxPageQuery). */
+function sortSql(sort: InboxSort, after: InboxPosition | null): { key: Prisma.Sql; orderBy: Prisma.Sql; after: Prisma.Sql } {
+  if (sort === 'newest') return { key: Prisma.sql`p.created_at`, orderBy: Prisma.sql`p.created_at DESC, p.id DESC`, after: afterPosition(after, 'p') };
+  if (sort === 'oldest') {
+    const position = after ? Prisma.sql`(p.created_at, p.id) > (${after.createdAt.toISOString()}::timestamptz, ${after.id}::text)` : Prisma.sql`TRUE`;
+    return { key: Prisma.sql`p.created_at`, orderBy: Prisma.sql`p.created_at ASC, p.id ASC`, after: position };
+  }
+  // Written exactly as in the index's expression, so the planner matches it.
+  const key = Prisma.sql`coalesce(p.deadline_at, '9999-12-31 00:00:00+00'::timestamptz)`;
+  const position = after
+    ? Prisma.sql`(${key}, p.created_at, p.id) > (${after.sortAt.toISOString()}::timestamptz, ${after.createdAt.toISOString()}::timestamptz, ${after.id}::text)`
+    : Prisma.sql`TRUE`;
+  return { key, orderBy: Prisma.sql`${key} ASC, p.created_at ASC, p.id ASC`, after: position };
+}
+
+/** A position in any inbox order: the row's sort key (`sortAt`: created_at, or the deadline key), created_at and id. */
+interface InboxPosition extends KeysetPosition {
+  sortAt: Date;
+}
+
+/**
+ * The opaque cursor of the row a page ended on. `newest`/`oldest`: encodeCursor of (created_at, id);
+ * `deadline`: encodeCursor of (deadline key, `<created_at ISO>|<id>`), the second tie-break riding
+ * in the id part.
+ */
+function inboxCursor(sort: InboxSort, row: { sortAt: Date; createdAt: Date; id: string }): string {
+  if (sort !== 'deadline') return encodeCursor({ createdAt: row.createdAt, id: row.id });
+  return encodeCursor({ createdAt: row.sortAt, id: `${row.createdAt.toISOString()}|${row.id}` });
+}
+
+/**
+ * The position an inbox cursor names (see inboxCursor), or null without one.
+ * @throws ApiError 400 INVALID_CURSOR for a cursor this API did not hand out
+ */
+function inboxPosition(sort: InboxSort, cursor: string | undefined): InboxPosition | null {
+  const position = decodeCursor(cursor);
+  if (!position) return null;
+  if (sort !== 'deadline') return { ...position, sortAt: position.createdAt };
+  const separator = position.id.indexOf('|');
+  const createdAt = new Date(position.id.slice(0, Math.max(separator, 0)));
+  const id = separator < 0 ? '' : position.id.slice(separator + 1);
+  if (!id || Number.isNaN(createdAt.getTime()) || createdAt.toISOString() !== position.id.slice(0, separator)) {
+    throw new ApiError(400, 'INVALID_CURSOR', 'The cursor is not one this API returned.');
+  }
+  return { sortAt: position.createdAt, createdAt, id };
+}
+
+/** Whose queues a list shows: the signed-in reviewer or admin. A bare id is taken as a reviewer's. */
+export type InboxViewer = { id: string; role: string } | string | null;
+
+/**
+ * The SQL condition of one queue (see INBOX_QUEUES); without a viewer, every queue but `all` is empty.
+ * `mine` ("For me") is what the viewer should act on: calls assigned to them, and unassigned calls
+ * they may decide — not asked for by them (their own are under `requested`), not escalated to a
+ * role they lack (an escalated call is the admins'), and not a quorum call they already approved.
+ */
+export function queueCondition(queue: InboxQueue, viewer: InboxViewer): Prisma.Sql {
   if (queue === 'all') return Prisma.sql`TRUE`;
-  if (viewerId === null) return Prisma.sql`FALSE`;
-  if (queue === 'mine') return Prisma.sql`p.assigned_to = ${viewerId}`;
+  if (viewer === null) return Prisma.sql`FALSE`;
+  const { id: viewerId, role } = typeof viewer === 'string' ? { id: viewer, role: 'reviewer' } : viewer;
+  if (queue === 'mine') {
+    return Prisma.sql`(p.assigned_to = ${viewerId} OR (p.assigned_to IS NULL AND p.requested_by <> ${viewerId} AND p.resource_id <> ${viewerId}
+      AND (p.assigned_to_role IS NULL OR p.assigned_to_role = ${role}) AND NOT (${viewerId}::text = ANY(p.approved_by))))`;
+  }
   if (queue === 'requested') return Prisma.sql`p.requested_by = ${viewerId}`;
   return Prisma.sql`p.assigned_to IS NULL AND p.requested_by <> ${viewerId}`;
 }
@@ -122,9 +207,9 @@ export const QUEUE_COUNT_CAP = 1_000;
  * QUEUE_COUNT_CAP rows in one statement.
  * @returns counts by queue; a count equal to QUEUE_COUNT_CAP means "at least that many"
  */
-export async function inboxQueueCounts(viewerId: string, db: PrismaClient = prisma()): Promise<Record<InboxQueue, number>> {
+export async function inboxQueueCounts(viewer: Exclude<InboxViewer, null>, db: PrismaClient = prisma()): Promise<Record<InboxQueue, number>> {
   const count = (queue: InboxQueue) => Prisma.sql`(SELECT count(*)::int FROM (
-      SELECT 1 FROM pending_tool_calls p WHERE p.status = 'pending' AND p.kind IN ('approval', 'suspension') AND ${queueCondition(queue, viewerId)}
+      SELECT 1 FROM pending_tool_calls p WHERE p.status = 'pending' AND p.kind IN ('approval', 'suspension') AND ${queueCondition(queue, viewer)}
       LIMIT ${QUEUE_COUNT_CAP}) x)`;
   const [row] = await db.$queryRaw<Record<InboxQueue, number>[]>`
     SELECT ${count('mine')} AS mine, ${count('unassigned')} AS unassigned, ${count('all')} AS "all", ${count('requested')} AS requested`;
@@ -132,24 +217,28 @@ export async function inboxQueueCounts(viewerId: string, db: PrismaClient = pris
 }
 
 /**
- * Calls waiting on a person (or, with `status: 'unknown'`, whose outcome is unknown), newest first,
+ * Calls waiting on a person (or, with `status: 'unknown'`, whose outcome is unknown), in `query.sort` order (default newest first),
  * keyset-paged (see inboxPageQuery), in one queue (INBOX_QUEUES) of the viewer. Source: behaviour §7, §11.
  *
  * @param db the client (default: the process's)
- * @param viewerId whose queues `mine`, `unassigned` and `requested` are (null: only `all` has rows)
+ * @param viewer whose queues `mine`, `unassigned` and `requested` are (null: only `all` has rows)
  * @returns a page of items and the cursor of the next page (null at the end)
  * @throws ApiError 400 INVALID_CURSOR
  */
 export async function listInbox(
   query: InboxQuery,
   db: PrismaClient = prisma(),
-  viewerId: string | null = null,
+  viewer: InboxViewer = null,
 ): Promise<{ items: InboxItem[]; nextCursor: string | null }> {
-  const rows = await db.$queryRaw<(PendingRow & { assignedTo: string | null })[]>(inboxPageQuery(query, decodeCursor(query.cursor), viewerId));
+  const sort = query.sort ?? 'newest';
+  const rows = await db.$queryRaw<(PendingRow & { assignedTo: string | null; sortAt: Date })[]>(
+    inboxPageQuery(query, inboxPosition(sort, query.cursor), viewer),
+  );
   const page = rows.slice(0, query.limit);
+  const last = page.at(-1);
   return {
     items: page.map(toInboxItem),
-    nextCursor: rows.length > query.limit ? encodeCursor(page.at(-1)!) : null,
+    nextCursor: rows.length > query.limit && last ? inboxCursor(sort, { sortAt: last.sortAt, createdAt: new Date(last.createdAt), id: last.id }) : null,
   };
 }
 

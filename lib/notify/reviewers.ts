@@ -9,8 +9,9 @@ import { sendMail, type Mail } from './mailer';
 import { MASK, redactArgs } from './redact';
 
 /**
- * Something reviewers should hear about, by pending call: it needs a reviewer (sent once the pause
- * is committed), or it became overdue. Only ids: a queued job can carry it as is.
+ * Something reviewers should hear about, by pending call: it needs a reviewer (queued with the
+ * pause itself), or it became overdue (see overdue.ts for when). Only ids: a queued job carries it
+ * as is.
  */
 export interface ReviewEvent {
   kind: 'needs-review' | 'overdue';
@@ -23,6 +24,8 @@ export type NotifyOutcome =
   | { status: 'duplicate' }
   /** The call is unknown or no longer waiting: nothing to say. */
   | { status: 'not-pending' }
+  /** `overdue` about a call that is never overdue by mail: its deadline declines it, or its escalation is still ahead. */
+  | { status: 'not-overdue' }
   | { status: 'no-recipients' };
 
 interface CallRow {
@@ -36,6 +39,10 @@ interface CallRow {
   chain: string[];
   requestedBy: string;
   createdAt: Date;
+  resourceId: string;
+  deadlineAction: string | null;
+  escalatedAt: Date | null;
+  assignedToRole: string | null;
   requesterName: string | null;
   requesterEmail: string | null;
 }
@@ -71,8 +78,13 @@ export function reviewMail(call: CallRow, kind: ReviewEvent['kind'], to: string[
   const requester = call.requesterEmail ? `${call.requesterName ?? call.requestedBy} <${call.requesterEmail}>` : call.requestedBy;
   const chain = call.chain.length > 0 ? call.chain.join(' › ') : `${call.agentId} › ${call.toolName}`;
   const link = `${appUrl()}/inbox?call=${encodeURIComponent(call.id)}`;
+  const escalated = call.escalatedAt !== null;
   const lines = [
-    kind === 'overdue' ? `This call is overdue: it still waits for a reviewer.` : `A call waits for a reviewer.`,
+    kind === 'overdue'
+      ? escalated
+        ? `This call is overdue: nobody decided it by its deadline, so it was escalated to admins — only an admin may decide it now.`
+        : `This call is overdue: it still waits for a reviewer.`
+      : `A call waits for a reviewer.`,
     '',
     `What: ${what}`,
     `Tool: ${call.toolName} (${chain})`,
@@ -88,11 +100,14 @@ export function reviewMail(call: CallRow, kind: ReviewEvent['kind'], to: string[
 }
 
 /**
- * Emails the reviewers about a call: every account with the reviewer role except the requester
- * (who may not decide it). Idempotent per (call, kind): a row in `notification_deliveries` claims
+ * Emails the people who may decide a call: for `needs-review`, and for `overdue` of a call without
+ * a deadline, every reviewer except the requester (who may not decide it); for `overdue` of a call
+ * its deadline escalated, every admin except the requester (only they may decide it now). An
+ * `overdue` about a call whose deadline declines it, or whose escalation is still ahead, sends
+ * nothing (`not-overdue`). Idempotent per (call, kind): a row in `notification_deliveries` claims
  * the sending, so several servers or a retried job send it once; when sending fails the claim is
- * released and the error thrown, so a retry can send it. Safe to run after the pause is committed,
- * in the background or as a queued job.
+ * released and the error thrown, so a retry can send it. Runs as the `reviewer-email` job
+ * (reviewer-jobs.ts).
  *
  * @param deps.tool how to find the call's tool, for its description and sensitive fields (default: the app's agents)
  * @throws the mail transport's error (claim released)
@@ -104,12 +119,19 @@ export async function notifyReviewers(
   const db = deps.db ?? prisma();
   const [call] = await db.$queryRaw<CallRow[]>`
     SELECT p.id, p.status, p.kind, p.tool_name AS "toolName", p.args, p.policy, p.agent_id AS "agentId", p.chain,
-      p.requested_by AS "requestedBy", p.created_at AS "createdAt", u.name AS "requesterName", u.email AS "requesterEmail"
+      p.requested_by AS "requestedBy", p.created_at AS "createdAt", p.resource_id AS "resourceId", p.deadline_action AS "deadlineAction",
+      p.escalated_at AS "escalatedAt", p.assigned_to_role AS "assignedToRole", u.name AS "requesterName", u.email AS "requesterEmail"
     FROM pending_tool_calls p LEFT JOIN users u ON u.id = p.requested_by
     WHERE p.id = ${event.pendingCallId}`;
   if (!call || call.status !== 'pending') return { status: 'not-pending' };
-  const reviewers = await db.user.findMany({ where: { role: 'reviewer', id: { not: call.requestedBy } }, select: { email: true }, orderBy: { email: 'asc' } });
-  const to = reviewers.map((reviewer) => reviewer.email);
+  if (event.kind === 'overdue' && call.escalatedAt === null && call.deadlineAction !== null) return { status: 'not-overdue' };
+  const role = event.kind === 'overdue' && call.escalatedAt !== null ? (call.assignedToRole ?? 'admin') : 'reviewer';
+  const people = await db.user.findMany({
+    where: { role, id: { notIn: [call.requestedBy, call.resourceId] } },
+    select: { email: true },
+    orderBy: { email: 'asc' },
+  });
+  const to = people.map((person) => person.email);
   if (to.length === 0) return { status: 'no-recipients' };
 
   const claimed = await db.$executeRaw`
@@ -124,19 +146,5 @@ export async function notifyReviewers(
   } catch (error) {
     await db.$executeRaw`DELETE FROM notification_deliveries WHERE pending_call_id = ${call.id} AND kind = ${event.kind} AND sent_at IS NULL`;
     throw error;
-  }
-}
-
-/**
- * The hook the store calls once a pause is committed: each new approval that only a reviewer may
- * decide gets a `needs-review` email, sent in the background (a failure is logged, never thrown
- * into the run). When a job queue exists, enqueue `notifyReviewers(event)` here instead.
- */
-export function afterPause(calls: readonly { id: string; kind: string; approvers: string }[]): void {
-  for (const call of calls) {
-    if (call.kind !== 'approval' || call.approvers !== 'reviewer') continue;
-    notifyReviewers({ kind: 'needs-review', pendingCallId: call.id }).catch((error: unknown) => {
-      console.error(`[notify] email about call ${call.id} failed:`, error instanceof Error ? error.message : error);
-    });
   }
 }

@@ -2,6 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { ESCALATION_ROLE, SYSTEM_ACTOR_ID } from '@/lib/agent/deadline';
 import { decisionDataHash } from '@/lib/audit/chain';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
+import { addJobSql, JOB_KINDS } from '@/lib/jobs/queue';
+
+/** The notification channel of reviewer email (lib/notify/reviewer-jobs.ts, which registers its handler). */
+const REVIEWER_EMAIL_CHANNEL = 'reviewer-email';
 
 /** A pending call as the deadline job reads it. */
 export interface DeadlineTarget {
@@ -30,9 +34,12 @@ export async function loadDeadlineTarget(db: PrismaClient, pendingCallId: string
 /**
  * Escalates a call at its deadline, once, in one statement: compare-and-set on the row (still
  * `pending`, action `escalate`, not escalated, the deadline read is the row's and has passed) that
- * assigns it to admins and extends its deadline once by the span it already waited (then it is
- * declined), plus an `escalation` record by actor `system` in the audit. The row's update fires the
- * live update (NOTIFY) and schedules the new deadline's job (trigger).
+ * assigns it to admins — the role, and nobody in person any more (a reviewer who had claimed it can
+ * no longer decide it: only admins may, see the claim) — and extends its deadline once by the span
+ * it already waited (then it is declined), plus an `escalation` record by actor `system` in the
+ * audit and the admins' "Overdue" email as a queued `reviewer-email` job (committed with it, so it
+ * is sent even when this process dies next). The row's update fires the live update (NOTIFY) and
+ * schedules the new deadline's job (trigger).
  *
  * @param input.deadlineAt the deadline as read (the compare-and-set's expected value)
  * @param input.reason the audit reason
@@ -44,7 +51,7 @@ export async function escalatePendingCall(db: PrismaClient, input: { pendingCall
   const rows = await db.$queryRaw<{ id: string }[]>`
     WITH escalated AS (
       UPDATE pending_tool_calls p SET
-        escalated_at = now(), assigned_to_role = ${ESCALATION_ROLE},
+        escalated_at = now(), assigned_to_role = ${ESCALATION_ROLE}, assigned_to = NULL, assigned_at = NULL,
         deadline_at = now() + (p.deadline_at - p.created_at), deadline_action = 'decline'
       WHERE p.id = ${input.pendingCallId} AND p.status = 'pending' AND p.deadline_action = 'escalate' AND p.escalated_at IS NULL
         AND p.deadline_at = ${input.deadlineAt.toISOString()}::timestamptz AND p.deadline_at <= now()
@@ -69,8 +76,16 @@ export async function escalatePendingCall(db: PrismaClient, input: { pendingCall
       SELECT ${decisionId}, e.id, e.run_id, e.tool_call_id, 'escalation', NULL, ${input.reason}, ${SYSTEM_ACTOR_ID}, 'system', e.fingerprint, e.args,
         stamp.at, e.tool_name, head.seq, head.content_hash, head.prev_hash, head.hash
       FROM escalated e CROSS JOIN stamp LEFT JOIN head ON true
+    ),
+    mail AS (
+      SELECT ${addJobSql(
+        JOB_KINDS.notification,
+        { channel: REVIEWER_EMAIL_CHANNEL, payload: { kind: 'overdue', pendingCallId: input.pendingCallId } },
+        { key: `${REVIEWER_EMAIL_CHANNEL}:overdue:${input.pendingCallId}`, maxAttempts: 10 },
+      )} FROM escalated
     )
-    SELECT id FROM escalated`;
+    -- Referencing the job's CTE makes it run (a SELECT in WITH runs only when read).
+    SELECT e.id FROM escalated e LEFT JOIN (SELECT count(*) AS n FROM mail) m ON true`;
   return rows.length === 1;
 }
 

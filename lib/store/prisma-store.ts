@@ -513,6 +513,8 @@ export class PrismaAgentStore implements AgentStore {
             THEN c.deadline_action = 'decline' AND c.deadline_at <= now()
             WHEN ${input.withdraw === true}::boolean THEN ${actor.id} IN (c.requested_by, c.resource_id)
             ELSE (c.approvers <> 'reviewer' OR (${actor.role} <> 'user' AND ${actor.id} <> c.resource_id AND ${actor.id} <> c.requested_by))
+              -- An escalated call is decided by its escalation role only (admins), as authorizeEscalated().
+              AND (c.assigned_to_role IS NULL OR c.assigned_to_role = ${actor.role})
           END
           AND (${input.fingerprint ?? null}::text IS NULL OR c.fingerprint = ${input.fingerprint ?? null})
       ),
@@ -571,6 +573,7 @@ export class PrismaAgentStore implements AgentStore {
         UPDATE pending_tool_calls p SET approved_by = array_append(p.approved_by, ${actor.id})
         WHERE p.id = ${input.pendingCallId} AND p.status = 'pending' AND p.quorum IS NOT NULL
           AND NOT (${actor.id}::text = ANY(p.approved_by)) AND cardinality(p.approved_by) < p.quorum
+          AND (p.assigned_to_role IS NULL OR p.assigned_to_role = ${actor.role})
         RETURNING p.id, p.run_id, p.tool_call_id, p.tool_name, p.fingerprint, p.args, p.quorum, p.approved_by
       ),
       counted AS (SELECT * FROM vote v WHERE cardinality(v.approved_by) < v.quorum),

@@ -5,5 +5,5 @@ import { inboxQuerySchema, listInbox } from '@/lib/inbox/queries';
 export const GET = withErrors(async (request: Request) => {
   const actor = await requireActor(request, ['reviewer', 'admin']);
   const query = inboxQuerySchema.parse(Object.fromEntries(new URL(request.url).searchParams));
-  return Response.json(await listInbox(query, undefined, actor.id));
+  return Response.json(await listInbox(query, undefined, actor));
 });

@@ -5,5 +5,5 @@ import { waitingForMe } from '@/lib/inbox/count';
 /** How many calls wait for the signed-in reviewer, and the newest (the badge, tab title and browser notifications). */
 export const GET = withErrors(async (request: Request) => {
   const actor = await requireActor(request, ['reviewer', 'admin']);
-  return Response.json(await waitingForMe(actor.id), { headers: { 'cache-control': 'no-store' } });
+  return Response.json(await waitingForMe(actor), { headers: { 'cache-control': 'no-store' } });
 });
