@@ -6,6 +6,7 @@ import { auditQuerySchema, listAudit } from '@/lib/audit/queries';
 import { displayNames, requirePageActor } from '@/lib/auth/session';
 import { filterOptions } from '@/lib/inbox/filter-options';
 import { getInboxItem, inboxQueueCounts, inboxQuerySchema, INBOX_QUEUES, listInbox, QUEUE_COUNT_CAP, type InboxQueue } from '@/lib/inbox/queries';
+import { sortValue } from '@/lib/inbox/sorts';
 import { prisma } from '@/lib/store/db';
 
 export const dynamic = 'force-dynamic';
@@ -49,12 +50,13 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
 
   const status = params.status === 'unknown' ? 'unknown' : 'pending';
   const queue: InboxQueue = status === 'pending' && INBOX_QUEUES.includes(params.queue as InboxQueue) ? (params.queue as InboxQueue) : 'all';
-  const parsed = inboxQuerySchema.safeParse({ status, queue, cursor, ...setFilters(filters, ['toolName', 'agentId', 'requester', 'from', 'to']) });
-  const query = parsed.success ? parsed.data : inboxQuerySchema.parse({ status, queue });
+  const sort = sortValue(params.sort);
+  const parsed = inboxQuerySchema.safeParse({ status, queue, sort, cursor, ...setFilters(filters, ['toolName', 'agentId', 'requester', 'from', 'to']) });
+  const query = parsed.success ? parsed.data : inboxQuerySchema.parse({ status, queue, sort });
   // A cursor that is not ours (edited URL) shows the newest page instead of an error page.
   const [page, queueCounts, reviewers] = await Promise.all([
-    listInbox(query, undefined, reviewer.id).catch(() => listInbox({ ...query, cursor: undefined }, undefined, reviewer.id)),
-    inboxQueueCounts(reviewer.id),
+    listInbox(query, undefined, reviewer).catch(() => listInbox({ ...query, cursor: undefined }, undefined, reviewer)),
+    inboxQueueCounts(reviewer),
     prisma().user.findMany({ where: { role: { in: ['reviewer', 'admin'] } }, select: { id: true, name: true, email: true }, orderBy: { name: 'asc' }, take: 200 }),
   ]);
   const { nextCursor } = page;
@@ -74,6 +76,7 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
       viewer={viewer}
       people={people}
       queue={queue}
+      sort={sort}
       queueCounts={queueCounts}
       queueCap={QUEUE_COUNT_CAP}
       reviewers={reviewers}

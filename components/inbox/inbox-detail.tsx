@@ -6,7 +6,7 @@ import { toast } from 'sonner';
 import { AssignmentControls, type Reviewer } from './assignment';
 import { CallContextPanel, RiskBadge } from './call-context';
 import { ApproverBadge } from './inbox-row';
-import { canDecide, type InboxAction, type InboxItem } from './types';
+import { whyCannotDecide, type InboxAction, type InboxItem } from './types';
 import type { FriendlyError } from '@/components/ui/api-error';
 import { ArgsTable } from '@/components/ui/args-table';
 import { Button } from '@/components/ui/button';
@@ -24,6 +24,8 @@ export interface InboxDetailProps {
   item: InboxItem;
   people: People;
   viewerId: string;
+  /** The viewer's role: an escalated call is decided by admins only. */
+  viewerRole: string;
   reviewers: Reviewer[];
   onAssigned: (assignee: string | null) => void;
   /** The action being sent for this row, if any. */
@@ -52,13 +54,14 @@ function Meta({ label, children }: { label: string; children: ReactNode }) {
 
 /** Everything about one pending call and the reviewer's actions on it. */
 export function InboxDetail(props: InboxDetailProps) {
-  const { item, people, viewerId, reviewers, onAssigned, acting, error, stale, mode, onModeChange, reason, onReasonChange, onAction, onDismissError, onRefresh } = props;
+  const { item, people, viewerId, viewerRole, reviewers, onAssigned, acting, error, stale, mode, onModeChange, reason, onReasonChange, onAction, onDismissError, onRefresh } = props;
   const declining = mode === 'decline';
   // The tool's own input schema (limits, enums, nested fields) when it has one; else one inferred from the args.
   const editSchema = useMemo(() => (item.kind === 'approval' ? (item.inputSchema ?? schemaFromArgs(item.args)) : null), [item.kind, item.args, item.inputSchema]);
   const reasonId = useId();
   const reasonRef = useRef<HTMLTextAreaElement>(null);
   const busy = acting !== null;
+  const cannot = item.kind === 'approval' ? whyCannotDecide(item, { id: viewerId, role: viewerRole }) : null;
   const question = item.kind === 'suspension' ? (questionText(item.suspendPayload) ?? 'The tool needs more information.') : null;
 
   useEffect(() => {
@@ -148,7 +151,14 @@ export function InboxDetail(props: InboxDetailProps) {
         <ErrorNotice error={error} testId="inbox-error" onRefresh={stale ? onRefresh : undefined} onDismiss={stale ? undefined : onDismissError} />
       ) : null}
 
-      {stale ? null : item.kind === 'approval' && !canDecide(item, viewerId) ? (
+      {stale ? null : cannot === 'escalated' ? (
+        <div className="flex flex-col gap-2 rounded-lg border border-border p-4" data-testid="escalated-notice">
+          <p className="text-sm">
+            <strong className="font-medium">Escalated to admins.</strong> Nobody decided this call by its deadline, so only an admin can approve or
+            decline it now.
+          </p>
+        </div>
+      ) : cannot === 'own-request' ? (
         <div className="flex flex-col gap-2 rounded-lg border border-border p-4" data-testid="own-request">
           <p className="text-sm">
             <strong className="font-medium">You asked for this action</strong>, so another reviewer must decide it (four-eyes). It waits in their

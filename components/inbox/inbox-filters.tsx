@@ -25,15 +25,19 @@ export function InboxFilters({
   list,
   values,
   options,
+  sort = 'newest',
 }: {
   list: 'pending' | 'unknown' | 'done';
   values: InboxFilterValues;
   options: { agents: string[]; tools: string[] };
+  /** The waiting lists' order, kept when the filters change. */
+  sort?: string;
 }) {
+  const order: Record<string, string> = list !== 'done' && sort !== 'newest' ? { sort } : {};
   return (
     <SearchFilters
       action="/inbox"
-      hidden={list === 'done' ? { view: 'done' } : list === 'unknown' ? { status: 'unknown' } : {}}
+      hidden={list === 'done' ? { view: 'done' } : list === 'unknown' ? { status: 'unknown', ...order } : order}
       decided={list === 'done'}
       values={values}
       options={options}

@@ -6,7 +6,9 @@ import { cn } from '@/components/ui/cn';
 import { BidiWarning } from '@/components/ui/bidi-warning';
 import { questionText, revealBidi, summarizeArgs, type People } from '@/components/ui/describe';
 import { PersonLabel } from '@/components/ui/person';
-import { RelativeTime } from '@/components/ui/time';
+import { CallTiming } from './call-timing';
+import { isOverdue } from '@/components/ui/format-time';
+import { useNow } from '@/components/ui/time';
 
 /** The badge saying who may decide a call (or that it is a question). */
 export function ApproverBadge({ item }: { item: InboxItem }) {
@@ -36,6 +38,9 @@ export function InboxRowButton({
   buttonRef: Ref<HTMLButtonElement>;
 }) {
   const Icon = item.kind === 'suspension' ? MessageCircleQuestionMark : ShieldCheck;
+  const now = useNow();
+  // Highlighted by a red edge as well as the "Overdue" badge (CallTiming): never by colour alone.
+  const overdue = item.status === 'pending' && now !== null && isOverdue(item.overdueAt, now);
   const chain = item.chain.length > 0 ? item.chain.join(' › ') : `${item.agentId} › ${item.toolName}`;
   const summary = item.kind === 'suspension' ? (questionText(item.suspendPayload) ?? summarizeArgs(item.args)) : summarizeArgs(item.args);
   return (
@@ -45,10 +50,11 @@ export function InboxRowButton({
       onClick={onSelect}
       aria-current={selected ? 'true' : undefined}
       aria-expanded={selected}
+      data-overdue={overdue || undefined}
       className={cn(
         // An inset ring, not a tint: a tinted row would take its badges below 4.5:1 contrast in dark mode.
         'flex w-full flex-col gap-1 border-l-2 px-4 py-3 text-left focus-visible:ring-2 focus-visible:ring-ring focus-visible:outline-none focus-visible:ring-inset',
-        selected ? 'border-l-primary bg-primary/5' : 'border-l-transparent hover:bg-muted/60',
+        selected ? 'border-l-primary bg-primary/5' : overdue ? 'border-l-destructive hover:bg-muted/60' : 'border-l-transparent hover:bg-muted/60',
         stale && 'opacity-60',
       )}
     >
@@ -62,8 +68,8 @@ export function InboxRowButton({
           </Badge>
         ) : null}
         <BidiWarning value={[item.args, item.suspendPayload]} compact />
-        <RelativeTime iso={item.createdAt} className="ml-auto shrink-0 text-xs text-muted-foreground" />
       </span>
+      <CallTiming item={item} className="text-xs text-muted-foreground" />
       <span className="flex w-full min-w-0 items-center gap-1.5 text-xs text-muted-foreground">
         <UserRound className="size-3 shrink-0" aria-hidden />
         <span className="shrink-0">

@@ -1,6 +1,6 @@
 'use client';
 
-import { Inbox as InboxIcon, Search, Signature } from 'lucide-react';
+import { ArrowDownUp, Inbox as InboxIcon, Search, Signature } from 'lucide-react';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
@@ -15,6 +15,7 @@ import { BulkBar, decideEach, RowCheckbox, useSelection, type BulkOutcome } from
 import { QUEUE_TABS, queueHref, QueueTabs } from './queues';
 import { canDecide, type InboxAction, type InboxItem } from './types';
 import type { InboxQueue } from '@/lib/inbox/queries';
+import { INBOX_SORTS, type InboxSort } from '@/lib/inbox/sorts';
 import type { FriendlyError } from '@/components/ui/api-error';
 import { Button } from '@/components/ui/button';
 import { cn } from '@/components/ui/cn';
@@ -36,6 +37,8 @@ export interface InboxViewProps {
   people: People;
   /** The queue shown (tabs "For me", "Unassigned", "All", "My requests") and the count of each. */
   queue: InboxQueue;
+  /** The order of the list, from the URL (`?sort=`; default newest first). */
+  sort?: InboxSort;
   queueCounts: Record<InboxQueue, number>;
   queueCap: number;
   /** Reviewers and admins a call can be assigned to. */
@@ -48,6 +51,52 @@ export interface InboxViewProps {
 }
 
 type KindFilter = 'all' | 'approval' | 'suspension';
+
+const NO_DEADLINE = '9999-12-31T00:00:00.000Z';
+
+/** The list order of the server (lib/inbox/queries.ts inboxPageQuery), for rows kept on screen after they left it. */
+function compareFor(sort: InboxSort): (a: InboxItem, b: InboxItem) => number {
+  if (sort === 'oldest') return (a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id);
+  if (sort === 'deadline') {
+    return (a, b) =>
+      (a.deadlineAt ?? NO_DEADLINE).localeCompare(b.deadlineAt ?? NO_DEADLINE) || a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id);
+  }
+  return (a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id);
+}
+
+const SORT_LABELS: Record<InboxSort, string> = { newest: 'Newest first', oldest: 'Oldest first', deadline: 'Deadline soonest' };
+
+/**
+ * The list's order, kept in the URL (`?sort=oldest|deadline`; newest first without it) with the
+ * queue and filters; changing it starts again at the first page (a cursor belongs to one order).
+ */
+function SortSelect({ value, listQuery }: { value: InboxSort; listQuery: URLSearchParams }) {
+  const router = useRouter();
+  return (
+    <label className="flex items-center gap-1.5 text-sm">
+      <ArrowDownUp className="size-4 text-muted-foreground" aria-hidden />
+      <span className="sr-only sm:not-sr-only sm:text-muted-foreground">Sort</span>
+      <select
+        value={value}
+        data-testid="inbox-sort"
+        onChange={(event) => {
+          const params = new URLSearchParams(listQuery);
+          params.delete('cursor');
+          if (event.target.value === 'newest') params.delete('sort');
+          else params.set('sort', event.target.value);
+          router.push(params.size > 0 ? `/inbox?${params}` : '/inbox');
+        }}
+        className="h-8 rounded-md border border-input bg-background px-2 text-sm"
+      >
+        {INBOX_SORTS.map((key) => (
+          <option key={key} value={key}>
+            {SORT_LABELS[key]}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
 
 /** Without the live feed, how often the list looks for new and decided calls, in ms. */
 const REFRESH_MS = 5_000;
@@ -75,12 +124,13 @@ function matches(item: InboxItem, query: string, people: People): boolean {
  * The reviewer's queue, like a mail client: rows on the left, the selected call's detail on the
  * right (inline under the row on narrow screens). Keys: j/k move, a approve, d decline, e edit, / search.
  */
-export function InboxView({ items, status, nextCursor, olderPage, viewer, people, queue, queueCounts, queueCap, reviewers, initialCallId, searchFilters, filterOptions }: InboxViewProps) {
+export function InboxView({ items, status, nextCursor, olderPage, viewer, people, queue, sort = 'newest', queueCounts, queueCap, reviewers, initialCallId, searchFilters, filterOptions }: InboxViewProps) {
   const filtered = Boolean(searchFilters && Object.values(searchFilters).some(Boolean));
   // The list, its queue and its filters, for the page links (a cursor is only valid with the same filters).
   const listQuery = new URLSearchParams([
     ...(status === 'unknown' ? [['status', status]] : []),
     ...(status === 'pending' && queue !== 'all' ? [['queue', queue]] : []),
+    ...(sort !== 'newest' ? [['sort', sort]] : []),
     ...Object.entries(searchFilters ?? {}).filter(([, value]) => value),
   ]);
   const router = useRouter();
@@ -108,8 +158,9 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
   const all = useMemo(() => {
     const live = new Set(items.map((item) => item.id));
     const ghosts = Object.values(stale).filter((item) => !live.has(item.id));
-    return [...items, ...ghosts].sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
-  }, [items, stale]);
+    // In the server's order (the URL's sort), ghosts where they were.
+    return [...items, ...ghosts].sort(compareFor(sort));
+  }, [items, stale, sort]);
 
   // Counted on this page (the list is keyset-paged, without a total): "at least" when older pages follow.
   const counts = useMemo(() => {
@@ -275,12 +326,12 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
         setShortcutsOpen(true);
       } else if (status === 'pending' && ['1', '2', '3', '4'].includes(event.key)) {
         event.preventDefault();
-        router.push(queueHref(QUEUE_TABS[Number(event.key) - 1].key));
+        router.push(queueHref(QUEUE_TABS[Number(event.key) - 1].key, sort));
       } else if (event.key === 'Escape' && selection.selected.size > 0) {
         selection.clear();
       } else if ((event.key === 'c' || event.key === 'u') && selected && selected.status === 'pending' && !stale[selected.id]) {
         event.preventDefault();
-        if (event.key === 'c' && canDecide(selected, viewer.id) && selected.assignedTo !== viewer.id) void assignSelected(selected, viewer.id);
+        if (event.key === 'c' && canDecide(selected, viewer) && selected.assignedTo !== viewer.id) void assignSelected(selected, viewer.id);
         if (event.key === 'u' && selected.assignedTo) void assignSelected(selected, null);
       } else if (event.key === 'w' && selected && !stale[selected.id] && selected.kind === 'approval' && selected.requester === viewer.id) {
         event.preventDefault();
@@ -291,7 +342,7 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
       } else if (event.key === '/') {
         event.preventDefault();
         searchRef.current?.focus();
-      } else if (selected && !stale[selected.id] && selected.kind === 'approval' && canDecide(selected, viewer.id)) {
+      } else if (selected && !stale[selected.id] && selected.kind === 'approval' && canDecide(selected, viewer)) {
         if (event.key === 'a') {
           event.preventDefault();
           void act(selected, { type: 'approve' });
@@ -332,7 +383,8 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
 
       <main className="flex min-h-0 flex-1 flex-col">
         <div className="flex shrink-0 flex-wrap items-center gap-2 border-b border-border px-3 py-2 md:px-4">
-          {status === 'pending' ? <QueueTabs current={queue} counts={queueCounts} cap={queueCap} /> : null}
+          {status === 'pending' ? <QueueTabs current={queue} counts={queueCounts} cap={queueCap} sort={sort} /> : null}
+          <SortSelect value={sort} listQuery={listQuery} />
           <div role="group" aria-label="Show" className="flex rounded-md border border-border p-0.5">
             {filters.map((filter) => (
               <button
@@ -391,7 +443,7 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
           </div>
           {searchFilters && filterOptions ? (
             <div className="w-full">
-              <InboxFilters list={status} values={searchFilters} options={filterOptions} />
+              <InboxFilters list={status} values={searchFilters} options={filterOptions} sort={sort} />
             </div>
           ) : null}
         </div>
@@ -482,6 +534,7 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
                               item={item}
                               people={people}
                               viewerId={viewer.id}
+                              viewerRole={viewer.role}
                               reviewers={reviewers}
                               onAssigned={(assignee) => {
                                 // A call claimed from "Unassigned" leaves that queue: follow it to "For me".

@@ -1,18 +1,20 @@
 import Link from 'next/link';
 import { cn } from '@/components/ui/cn';
 import type { InboxQueue } from '@/lib/inbox/queries';
+import type { InboxSort } from '@/lib/inbox/sorts';
 
 /** The inbox's queue tabs, in order, with what each shows when empty. */
 export const QUEUE_TABS: { key: InboxQueue; label: string; empty: string }[] = [
-  { key: 'mine', label: 'For me', empty: 'Nothing is assigned to you. Claim a call from Unassigned.' },
+  { key: 'mine', label: 'For me', empty: 'Nothing waits for you: nothing is assigned to you, and nobody else’s unassigned call is yours to decide.' },
   { key: 'unassigned', label: 'Unassigned', empty: 'Every waiting call has someone on it.' },
   { key: 'all', label: 'All', empty: 'New approvals and questions from agents show up here by themselves.' },
   { key: 'requested', label: 'My requests', empty: 'Nothing you asked for is waiting.' },
 ];
 
-/** The page URL of a queue (the URL holds the queue, so it can be shared and reloaded). */
-export function queueHref(queue: InboxQueue): string {
-  return queue === 'all' ? '/inbox' : `/inbox?queue=${queue}`;
+/** The page URL of a queue (the URL holds the queue and the order, so it can be shared and reloaded). */
+export function queueHref(queue: InboxQueue, sort: InboxSort = 'newest'): string {
+  const params = new URLSearchParams([...(queue === 'all' ? [] : [['queue', queue]]), ...(sort === 'newest' ? [] : [['sort', sort]])]);
+  return params.size > 0 ? `/inbox?${params}` : '/inbox';
 }
 
 /** "999+" for a count at the cap (see QUEUE_COUNT_CAP). */
@@ -21,13 +23,13 @@ function countText(count: number, cap: number): string {
 }
 
 /** Tabs "For me", "Unassigned", "All", "My requests", each with its count of waiting calls. */
-export function QueueTabs({ current, counts, cap }: { current: InboxQueue; counts: Record<InboxQueue, number>; cap: number }) {
+export function QueueTabs({ current, counts, cap, sort = 'newest' }: { current: InboxQueue; counts: Record<InboxQueue, number>; cap: number; sort?: InboxSort }) {
   return (
     <nav aria-label="Queues" className="flex rounded-md border border-border p-0.5 text-sm">
       {QUEUE_TABS.map((tab) => (
         <Link
           key={tab.key}
-          href={queueHref(tab.key)}
+          href={queueHref(tab.key, sort)}
           aria-current={current === tab.key ? 'page' : undefined}
           data-testid={`queue-${tab.key}`}
           className={cn(

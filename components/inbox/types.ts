@@ -10,7 +10,18 @@ export type InboxAction =
   /** The requester takes back their own request (declined "withdrawn by requester"). */
   | { type: 'withdraw' };
 
-/** Whether the viewer may approve or decline this call: not their own reviewer-only request (four-eyes). */
-export function canDecide(item: InboxItem, viewerId: string): boolean {
-  return !(item.approvers === 'reviewer' && item.requester === viewerId);
+/**
+ * Why the viewer may not approve or decline this call, or null when they may: `own-request` — their
+ * own reviewer-only request (four-eyes); `escalated` — a deadline escalated it to a role they lack
+ * (admins). The server enforces both (FOUR_EYES, ESCALATED_TO_ADMINS); this only hides the buttons.
+ */
+export function whyCannotDecide(item: InboxItem, viewer: { id: string; role: string }): 'own-request' | 'escalated' | null {
+  if (item.approvers === 'reviewer' && item.requester === viewer.id) return 'own-request';
+  if (item.assignedToRole && item.assignedToRole !== viewer.role) return 'escalated';
+  return null;
+}
+
+/** Whether the viewer may approve or decline this call (see whyCannotDecide). */
+export function canDecide(item: InboxItem, viewer: { id: string; role: string }): boolean {
+  return whyCannotDecide(item, viewer) === null;
 }

@@ -39,3 +39,18 @@ export function formatExactWithZone(iso: string, timeZone: string | null = Intl.
   const offset = format(date, 'xxx');
   return `${format(date, 'EEE d MMM yyyy, HH:mm:ss')} GMT${offset === 'Z' ? '+00:00' : offset}${timeZone ? ` (${timeZone})` : ''}`;
 }
+
+/**
+ * The span between two instants in words, rounded down ("3 hours", "20 minutes", "45 seconds"),
+ * for "waiting 3 hours" / "due in 20 minutes" (date-fns formatDistanceStrict, floor rounding).
+ */
+export function formatSpan(fromMs: number, toMs: number): string {
+  return formatDistanceStrict(new Date(fromMs), new Date(toMs), { roundingMethod: 'floor' });
+}
+
+/** Whether a call is overdue at `nowMs`: its `overdueAt` (ISO 8601; null: never overdue) has passed. */
+export function isOverdue(overdueAt: string | null, nowMs: number): boolean {
+  if (!overdueAt) return false;
+  const at = new Date(overdueAt).getTime();
+  return !Number.isNaN(at) && at <= nowMs;
+}

@@ -25,7 +25,7 @@ function subscribeClock(listener: () => void) {
 }
 
 /** Milliseconds since the epoch, refreshed every 15 s; null during server rendering. */
-function useNow(): number | null {
+export function useNow(): number | null {
   return useSyncExternalStore(subscribeClock, () => now, () => null);
 }
 

@@ -5,9 +5,11 @@ import { ApiError } from '@/lib/http/errors';
 import { afterPosition, decodeCursor, encodeCursor, type KeysetPosition } from '@/lib/http/keyset';
 import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
 import { pendingColumns, toPendingCall, type PendingRow } from '@/lib/store/prisma-store';
+import { env } from '@/lib/env';
 import { prisma } from '@/lib/store/db';
 import type { ToolDescription } from '@/lib/agent/tool';
 import { appToolInputSchema, describeAppCall } from '@/lib/chat/describe';
+import { INBOX_SORTS, type InboxSort } from './sorts';
 
 /** One row of the approval inbox: a call waiting on a person. */
 export interface InboxItem {
@@ -52,6 +54,13 @@ export interface InboxItem {
   /** Set once a deadline escalated it: when, and to whom (`admin`). */
   escalatedAt: string | null;
   assignedToRole: string | null;
+  /**
+   * From when it counts as overdue (ISO 8601; the inbox highlights it), null: never. A deadline
+   * that escalates: that deadline (once escalated, when it was); a deadline that declines: never
+   * (it is declined then); no deadline: created + INBOX_OVERDUE_AFTER (lib/notify/reviewer-jobs.ts
+   * explains the choice).
+   */
+  overdueAt: string | null;
 }
 
 /**
@@ -63,9 +72,7 @@ export interface InboxItem {
 export const INBOX_QUEUES = ['mine', 'unassigned', 'all', 'requested'] as const;
 export type InboxQueue = (typeof INBOX_QUEUES)[number];
 
-/** The inbox's orders: newest first (default), oldest first, soonest deadline first. */
-export const INBOX_SORTS = ['newest', 'oldest', 'deadline'] as const;
-export type InboxSort = (typeof INBOX_SORTS)[number];
+export { INBOX_SORTS, type InboxSort } from './sorts';
 
 /**
  * The sort key of `deadline` order: the deadline, or — without one — this far-future instant, so
@@ -275,7 +282,15 @@ function toInboxItem(row: PendingRow & { assignedTo: string | null }): InboxItem
     deadlineAction: call.deadlineAction ?? null,
     escalatedAt: call.escalatedAt?.toISOString() ?? null,
     assignedToRole: call.assignedToRole ?? null,
+    overdueAt: overdueAt(call),
   };
+}
+
+/** When a call becomes overdue (see InboxItem.overdueAt). */
+function overdueAt(call: { createdAt: Date; deadlineAt?: Date | null; deadlineAction?: string | null; escalatedAt?: Date | null }): string | null {
+  if (call.escalatedAt) return call.escalatedAt.toISOString();
+  if (call.deadlineAt) return call.deadlineAction === 'escalate' ? call.deadlineAt.toISOString() : null;
+  return new Date(call.createdAt.getTime() + env().INBOX_OVERDUE_AFTER).toISOString();
 }
 
 /**
