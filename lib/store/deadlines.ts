@@ -84,8 +84,9 @@ export async function escalatePendingCall(db: PrismaClient, input: { pendingCall
         { key: `${REVIEWER_EMAIL_CHANNEL}:overdue:${input.pendingCallId}`, maxAttempts: 10 },
       )} FROM escalated
     )
-    -- Referencing the job's CTE makes it run (a SELECT in WITH runs only when read).
-    SELECT e.id FROM escalated e LEFT JOIN (SELECT count(*) AS n FROM mail) m ON true`;
+    -- Reading the job's CTE in the output makes it run (a SELECT in WITH runs only when read; a join
+    -- whose columns go unused may be removed by the planner).
+    SELECT e.id, (SELECT count(*)::int FROM mail) AS jobs FROM escalated e`;
   return rows.length === 1;
 }
 

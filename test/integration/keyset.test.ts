@@ -177,3 +177,74 @@ describe('keyset pages', () => {
     await reader.cancel();
   });
 });
+
+describe('inbox sort orders', () => {
+  beforeAll(async () => {
+    // Every 7th call gets a deadline; 1,000 distinct deadlines over ~2,900 calls, so deadlines tie too.
+    await db.$executeRaw`
+      UPDATE pending_tool_calls SET deadline_action = 'decline',
+        deadline_at = timestamptz '2026-06-01 00:00:00+00' + ((substr(id, 3)::int * 37) % 1000) * interval '1 second'
+      WHERE substr(id, 3)::int % 7 = 0`;
+    await db.$executeRaw`ANALYZE pending_tool_calls`;
+  }, 60_000);
+
+  /** Every id of the pending list in `sort` order, read page by page through listInbox. */
+  async function walk(sort: 'oldest' | 'deadline', limit: number) {
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await listInbox({ ...inboxQuerySchema.parse({ sort, cursor }), limit }, db);
+      seen.push(...page.items.map((item) => item.id));
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    return seen;
+  }
+
+  it('oldest first: the cursor is a row comparison in the index condition of the created_at index, read backwards', async () => {
+    const first = await listInbox(inboxQuerySchema.parse({ limit: 50, sort: 'oldest' }), db);
+    expect(first.items[0].id).toBe('p-000001');
+    const [after] = await db.$queryRaw<{ createdAt: Date; id: string }[]>`
+      SELECT created_at AS "createdAt", id FROM pending_tool_calls WHERE status = 'pending' ORDER BY created_at, id OFFSET 15000 LIMIT 1`;
+    const nodes = await explain(inboxPageQuery(inboxQuerySchema.parse({ limit: 50, sort: 'oldest' }), after));
+    expect(nodes.some((node) => node['Node Type'] === 'Sort')).toBe(false);
+    const scan = nodes.find((node) => node['Index Name'] === 'pending_tool_calls_status_created_at_id_idx');
+    expect(scan, JSON.stringify(nodes)).toBeDefined();
+    expect(scan!['Index Cond']).toMatch(/\(ROW\(created_at, id\) > ROW\(/);
+    expect(scan!['Actual Rows']).toBe(51);
+  });
+
+  it('deadline soonest: the expression index serves the order and the cursor; no Sort at any depth', async () => {
+    const first = await listInbox(inboxQuerySchema.parse({ limit: 50, sort: 'deadline' }), db);
+    const [soonest] = await db.$queryRaw<{ deadlineAt: Date }[]>`SELECT min(deadline_at) AS "deadlineAt" FROM pending_tool_calls WHERE status = 'pending'`;
+    expect(first.items[0].deadlineAt).toBe(soonest.deadlineAt.toISOString());
+    expect(first.items.every((item) => item.deadlineAt !== null)).toBe(true);
+    const [after] = await db.$queryRaw<{ sortAt: Date; createdAt: Date; id: string }[]>`
+      SELECT coalesce(deadline_at, '9999-12-31 00:00:00+00'::timestamptz) AS "sortAt", created_at AS "createdAt", id FROM pending_tool_calls
+      WHERE status = 'pending' ORDER BY 1, created_at, id OFFSET 2000 LIMIT 1`;
+    const nodes = await explain(inboxPageQuery(inboxQuerySchema.parse({ limit: 50, sort: 'deadline' }), after));
+    expect(nodes.some((node) => node['Node Type'] === 'Sort')).toBe(false);
+    const scan = nodes.find((node) => node['Index Name'] === 'pending_tool_calls_status_deadline_key_created_at_id_idx');
+    expect(scan, JSON.stringify(nodes)).toBeDefined();
+    expect(scan!['Index Cond']).toMatch(/ROW\(COALESCE\(deadline_at/);
+    expect(scan!['Actual Rows']).toBe(51);
+  });
+
+  it('paging by cursor visits every row once, in each order: oldest first; soonest deadline, ties by age, then calls without a deadline oldest first', async () => {
+    const oldest = await db.$queryRaw<{ id: string }[]>`SELECT id FROM pending_tool_calls WHERE status = 'pending' ORDER BY created_at, id`;
+    expect(await walk('oldest', 499)).toEqual(oldest.map((row) => row.id));
+    const byDeadline = await db.$queryRaw<{ id: string }[]>`
+      SELECT id FROM pending_tool_calls WHERE status = 'pending' ORDER BY deadline_at ASC NULLS LAST, created_at, id`;
+    const seen = await walk('deadline', 499);
+    expect(seen).toHaveLength(byDeadline.length);
+    expect(seen).toEqual(byDeadline.map((row) => row.id));
+  });
+
+  it('a cursor of another order, or edited, is refused with 400 INVALID_CURSOR', async () => {
+    const newest = await listInbox(inboxQuerySchema.parse({ limit: 5 }), db);
+    await expect(listInbox(inboxQuerySchema.parse({ limit: 5, sort: 'deadline', cursor: newest.nextCursor! }), db)).rejects.toMatchObject({
+      status: 400,
+      code: 'INVALID_CURSOR',
+    });
+    expect(() => inboxQuerySchema.parse({ sort: 'priority' })).toThrow();
+  });
+});
