@@ -8,6 +8,7 @@ import { enqueueNotification, registerNotificationHandler } from '../../lib/jobs
 import { createTasks } from '../../lib/jobs/tasks';
 import { startJobWorker, type JobWorker } from '../../lib/jobs/worker';
 import { ScriptedModel } from '../../lib/models/scripted';
+import { REVIEWER_EMAIL_CHANNEL, reviewerEmailHandler } from '../../lib/notify/reviewer-jobs';
 import { createPrismaClient } from '../../lib/store/db';
 import { PrismaAgentStore } from '../../lib/store/prisma-store';
 import { collect, createRuntime, databaseUrl, newThreadId } from '../support/harness';
@@ -64,6 +65,9 @@ function server() {
   };
 }
 const servers = [server(), server()];
+// The app's reviewer email handler on this database (the reviewer-only calls below queue their mail;
+// without SMTP_URL it goes to the dev mailbox).
+registerNotificationHandler(REVIEWER_EMAIL_CHANNEL, reviewerEmailHandler({ db: servers[0].db, sensitivity: () => undefined }));
 const closers: (() => Promise<void>)[] = [];
 afterAll(async () => {
   await Promise.all(servers.map((s) => s.stop()));
