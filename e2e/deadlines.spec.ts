@@ -1,4 +1,5 @@
-import { ACCOUNTS, contextAs, expect, test } from './support';
+import { ACCOUNTS, ChatPage, contextAs, expect, test } from './support';
+import { checkAccessible, DESKTOP, MOBILE } from './ui';
 
 /*
  * Deadlines are acted on by the job queue's worker inside the test server (JOBS_IN_PROCESS, the
@@ -69,5 +70,86 @@ test.describe('deadlines', () => {
     const [row_] = await db.query(`SELECT assigned_to_role, escalated_at IS NOT NULL AS escalated FROM pending_tool_calls WHERE root_tool_call_id = $1`, [callId]);
     expect(row_).toEqual({ assigned_to_role: 'admin', escalated: true });
     await admin.close();
+  });
+});
+
+test.describe('deadlines in the inbox', () => {
+  test('each call shows its age and deadline, an overdue one is marked "Overdue", the order lives in the URL; an escalated call has no Approve for a reviewer (403 ESCALATED_TO_ADMINS)', async ({ browser, db }) => {
+    // A requester of its own, so the inbox can be filtered down to this test's calls.
+    const requester = await db.createAccount({ name: 'Deadline Tester' });
+    const asker = await contextAs(browser, requester.email);
+    const chat = new ChatPage(await asker.newPage());
+    await chat.open();
+    await chat.send('refund order ord-1042 for 250');
+    const refundCard = chat.approvalCard('issue-refund');
+    await expect(refundCard).toHaveAttribute('data-state', 'pending');
+    const refundId = (await refundCard.getAttribute('data-card-id'))!;
+    await chat.open();
+    await chat.send('delete record rec-36');
+    const deleteCard = chat.approvalCard('delete-record');
+    await expect(deleteCard).toHaveAttribute('data-state', 'pending');
+    const deleteId = (await deleteCard.getAttribute('data-card-id'))!;
+    // The refund (no deadline) has waited longer than INBOX_OVERDUE_AFTER (24 h): overdue. The delete has the demo's 10-minute deadline.
+    await db.query(`UPDATE pending_tool_calls SET created_at = now() - interval '25 hours' WHERE root_tool_call_id = $1`, [refundId]);
+
+    const reviewer = await contextAs(browser, ACCOUNTS.rita);
+    const page = await reviewer.newPage();
+    await page.setViewportSize(DESKTOP);
+    await page.goto(`/inbox?requester=${encodeURIComponent(requester.email)}`);
+    const rows = page.getByTestId('inbox-row');
+    const refundRow = page.locator(`[data-testid="inbox-row"][data-tool-call-id="${refundId}"]`);
+    const deleteRow = page.locator(`[data-testid="inbox-row"][data-tool-call-id="${deleteId}"]`);
+    await expect(rows).toHaveCount(2);
+    await expect(refundRow.getByTestId('call-overdue')).toHaveText('Overdue');
+    await expect(refundRow.getByTestId('call-age')).toHaveText('waiting 1 day');
+    await expect(refundRow.getByTestId('call-age')).toHaveAttribute('title', /^Asked .+ GMT[+-]\d\d:\d\d/);
+    await expect(deleteRow.getByTestId('call-overdue')).toHaveCount(0);
+    await expect(deleteRow.getByTestId('call-deadline')).toHaveText(/^declined automatically in (9|10) minutes$/);
+    await expect(deleteRow.getByTestId('call-deadline')).toHaveAttribute('title', /^Deadline .+ GMT[+-]\d\d:\d\d/);
+    await expect(rows.first()).toHaveAttribute('data-tool-call-id', deleteId);
+
+    // The order goes into the URL with the filter, and a reload keeps it.
+    await page.getByTestId('inbox-sort').selectOption('oldest');
+    await expect(page).toHaveURL(/[?&]sort=oldest/);
+    await expect(page).toHaveURL(/[?&]requester=/);
+    await expect(rows.first()).toHaveAttribute('data-tool-call-id', refundId);
+    await page.getByTestId('inbox-sort').selectOption('deadline');
+    await expect(page).toHaveURL(/[?&]sort=deadline/);
+    await expect(rows.first()).toHaveAttribute('data-tool-call-id', deleteId);
+    await page.reload();
+    await expect(page.getByTestId('inbox-sort')).toHaveValue('deadline');
+    await expect(rows.first()).toHaveAttribute('data-tool-call-id', deleteId);
+    await checkAccessible(page, 'inbox-overdue');
+    await page.setViewportSize(MOBILE);
+    await expect(refundRow.getByTestId('call-overdue')).toBeVisible();
+    await checkAccessible(page, 'inbox-overdue');
+    await page.setViewportSize(DESKTOP);
+
+    // The refund's deadline escalates it: live, it is the admins' now; Rita sees why she cannot approve, and the server refuses her.
+    await db.query(`UPDATE pending_tool_calls SET deadline_at = now() + interval '1 second', deadline_action = 'escalate' WHERE root_tool_call_id = $1`, [refundId]);
+    await expect(refundRow.getByTestId('inbox-escalated')).toHaveText('Escalated to admins', { timeout: 15_000 });
+    await refundRow.locator('button[aria-expanded]').click();
+    await expect(page.getByTestId('escalated-notice')).toContainText('only an admin can approve or decline it now');
+    await expect(page.getByTestId('inbox-approve')).toHaveCount(0);
+    const runId = (await refundRow.getAttribute('data-run-id'))!;
+    const refused = await reviewer.request.post(`/api/runs/${encodeURIComponent(runId)}/tool-calls/${encodeURIComponent(refundId)}/decision`, {
+      data: { approved: true },
+      headers: { origin: new URL(page.url()).origin },
+    });
+    expect(refused.status()).toBe(403);
+    expect((await refused.json()).error.code).toBe('ESCALATED_TO_ADMINS');
+    expect((await db.query(`SELECT status FROM pending_tool_calls WHERE root_tool_call_id = $1`, [refundId]))[0].status).toBe('pending');
+
+    // Leave nothing waiting: the requester withdraws both (a withdrawal stays possible after an escalation).
+    for (const id of [refundId, deleteId]) {
+      const run = (await db.query<{ run_id: string }>(`SELECT root_run_id AS run_id FROM pending_tool_calls WHERE root_tool_call_id = $1`, [id]))[0].run_id;
+      const withdrawn = await asker.request.post(`/api/runs/${encodeURIComponent(run)}/tool-calls/${encodeURIComponent(id)}/decision`, {
+        data: { approved: false, withdraw: true },
+        headers: { origin: new URL(page.url()).origin },
+      });
+      expect(withdrawn.status()).toBe(200);
+    }
+    await expect.poll(async () => (await db.query(`SELECT status FROM pending_tool_calls WHERE root_tool_call_id = ANY($1)`, [[refundId, deleteId]])).map((row) => row.status)).toEqual(['declined', 'declined']);
+    await Promise.all([asker.close(), reviewer.close()]);
   });
 });

@@ -34,7 +34,9 @@ export function ApprovalCard({ data, tool, viewerId, people, acting, disabled, o
   const decided = data.resumed === true;
   const approved = decided && data.decision?.approved !== false;
   const state = !decided ? 'pending' : approved ? 'approved' : 'declined';
-  const mayDecide = data.approvers === 'requester';
+  // Escalated at its deadline: only admins may decide it now (the server refuses others: ESCALATED_TO_ADMINS).
+  const escalated = Boolean(data.deadline?.escalatedAt);
+  const mayDecide = data.approvers === 'requester' && !escalated;
   const chain = data.chain && data.chain.length > 2 ? data.chain.join(' › ') : null;
   const busy = acting || disabled;
 
@@ -99,7 +101,11 @@ export function ApprovalCard({ data, tool, viewerId, people, acting, disabled, o
         <div className="mt-3 flex flex-wrap items-center gap-2 rounded-md bg-muted px-3 py-2 text-sm" role="status">
           <Hourglass className="size-4 shrink-0 text-muted-foreground" aria-hidden />
           <span className="flex-1">
-            {data.quorum ? (
+            {escalated ? (
+              <>
+                <strong className="font-medium">Waiting for an admin.</strong> Nobody decided in time, so only an admin can approve this action now.
+              </>
+            ) : data.quorum ? (
               <>
                 <strong className="font-medium" data-testid="approval-quorum">
                   {data.approvals ?? 0} of {data.quorum} approvals.

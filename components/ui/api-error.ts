@@ -74,6 +74,13 @@ export function friendlyError(error: ApiErrorBody | null, people: People, viewer
     }
     case 'FINGERPRINT_MISMATCH':
       return { code: error.code, message: 'The call changed since it was shown.', next: 'Refresh and look at it again before deciding.', issues };
+    case 'ESCALATED_TO_ADMINS':
+      return {
+        code: error.code,
+        message: 'This call was escalated to admins at its deadline; only an admin can decide it now.',
+        next: 'It waits in the admins’ inbox.',
+        issues,
+      };
     case 'FOUR_EYES':
       return {
         code: error.code,
