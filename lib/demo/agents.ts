@@ -2,6 +2,7 @@ import 'server-only';
 import { Agent } from '@/lib/agent/agent';
 import { resolveModel } from '@/lib/models';
 import { appPolicySource } from '@/lib/policies/app-source';
+import { afterPause } from '@/lib/notify/reviewers';
 import type { AgentRegistry } from '@/lib/runs/registry';
 import { prisma } from '@/lib/store/db';
 import { PrismaAgentStore } from '@/lib/store/prisma-store';
@@ -14,9 +15,9 @@ import { createDataTools, createOpsTools } from './tools';
  */
 export function registerDemoAgents(registry: AgentRegistry): { defaultAgentId: string } {
   const db = prisma();
-  // Reviewers hear about calls only they may decide through the job queue: the pause's own insert
-  // queues the email (a trigger; see lib/notify/reviewer-jobs.ts), so no hook is needed here.
-  const store = new PrismaAgentStore(db);
+  // Reviewers hear about calls only they may decide: mailed right after the pause is saved, and
+  // by the job the pause's own insert queued when that did not happen (lib/notify/reviewer-jobs.ts).
+  const store = new PrismaAgentStore(db, { afterSuspend: afterPause });
   // The approval policies admins keep as data (/admin/policies), for every demo agent.
   const dataPolicy = appPolicySource();
   const opsAgent = new Agent({

@@ -8,13 +8,15 @@ import { prisma } from '@/lib/store/db';
 import { notifyReviewers, type NotifyOutcome } from './reviewers';
 
 /*
- * Reviewer email as jobs of the queue (channel `reviewer-email`). Nothing sends mail in the request
- * that paused a call: the statement that inserts a reviewer-only call also queues its
- * `needs-review` job (a trigger on pending_tool_calls), and the statement that escalates a call at
- * its deadline queues its `overdue` job (lib/store/deadlines.ts). So a server that dies after the
- * commit loses no mail, a failing mail server is retried with back-off (graphile-worker, up to 10
- * attempts), and the `notification_deliveries` claim in notifyReviewers sends each (call, kind)
- * once however many times a job runs.
+ * Reviewer email as jobs of the queue (channel `reviewer-email`). The statement that inserts a
+ * reviewer-only call also queues its `needs-review` job (a trigger on pending_tool_calls, due 30 s
+ * later), and the statement that escalates a call at its deadline queues its `overdue` job (due at
+ * once; lib/store/deadlines.ts). So a server that dies after the commit loses no mail, a failing mail
+ * server is retried with back-off (graphile-worker, up to 10 attempts), and the
+ * `notification_deliveries` claim in notifyReviewers sends each (call, kind) once however many
+ * times a job runs. The server that paused the call also tries at once after the commit (afterPause
+ * in reviewers.ts): mail goes out without waiting for a worker, and from the server that handled the
+ * request; the job then finds it sent. The 30 s keep the two from racing for the claim.
  *
  * When is a call overdue (the inbox highlights it, and reviewers are mailed once)?
  * - It has a deadline that escalates: at that deadline. It is escalated to admins (only they may
@@ -49,7 +51,7 @@ export interface ReviewerEmailDeps {
  *   created_at + INBOX_OVERDUE_AFTER; one job per call by key), then mails the reviewers.
  * - `overdue`: a call without a deadline that is not due yet (the setting grew since it was
  *   scheduled) is scheduled again for when it is due; otherwise mails (notifyReviewers decides who).
- * Throws when the mail server fails, so the job is retried.
+ * Throws when the mail server fails, or another sender holds the claim, so the job is retried.
  */
 export function reviewerEmailHandler(deps: ReviewerEmailDeps = {}): NotificationHandler {
   return async (payload) => {
@@ -72,6 +74,8 @@ export function reviewerEmailHandler(deps: ReviewerEmailDeps = {}): Notification
     }
     const outcome = await notifyReviewers(event, { db, sensitivity: deps.sensitivity });
     deps.onOutcome?.(event, outcome);
+    // Another sender holds the claim: retried with back-off until it sent (duplicate) or its claim went stale.
+    if (outcome.status === 'in-flight') throw new Error(`The ${event.kind} mail about ${event.pendingCallId} is being sent elsewhere; trying again later.`);
   };
 }
 

@@ -20,8 +20,10 @@ export interface ReviewEvent {
 
 export type NotifyOutcome =
   | { status: 'sent'; to: string[]; via: 'smtp' | 'dev-mailbox' }
-  /** This (call, kind) was notified already (or is being notified by another server). */
+  /** This (call, kind) was notified already. */
   | { status: 'duplicate' }
+  /** Another server or job is sending it right now (its claim is younger than CLAIM_STALE_MS): try later. */
+  | { status: 'in-flight' }
   /** The call is unknown or no longer waiting: nothing to say. */
   | { status: 'not-pending' }
   /** `overdue` about a call that is never overdue by mail: its deadline declines it, or its escalation is still ahead. */
@@ -99,15 +101,20 @@ export function reviewMail(call: CallRow, kind: ReviewEvent['kind'], to: string[
   return { to, subject: `${kind === 'overdue' ? 'Overdue' : 'Approval needed'}: ${what}`, text: `${lines.join('\n')}\n` };
 }
 
+/** A claim to send that is this old and still unsent belongs to a sender that died: another may take it over. */
+export const CLAIM_STALE_MS = 120_000;
+
 /**
  * Emails the people who may decide a call: for `needs-review`, and for `overdue` of a call without
  * a deadline, every reviewer except the requester (who may not decide it); for `overdue` of a call
  * its deadline escalated, every admin except the requester (only they may decide it now). An
  * `overdue` about a call whose deadline declines it, or whose escalation is still ahead, sends
  * nothing (`not-overdue`). Idempotent per (call, kind): a row in `notification_deliveries` claims
- * the sending, so several servers or a retried job send it once; when sending fails the claim is
- * released and the error thrown, so a retry can send it. Runs as the `reviewer-email` job
- * (reviewer-jobs.ts).
+ * the sending, so several servers or a retried job send it once (`duplicate`); while another sender
+ * holds the claim the answer is `in-flight` (the job retries later); a claim left unsent for
+ * CLAIM_STALE_MS (its sender died mid-send) is taken over. When sending fails the claim is released
+ * and the error thrown, so a retry can send it. Runs as the `reviewer-email` job (reviewer-jobs.ts)
+ * and, for `needs-review`, right after the pause (afterPause).
  *
  * @param deps.tool how to find the call's tool, for its description and sensitive fields (default: the app's agents)
  * @throws the mail transport's error (claim released)
@@ -134,10 +141,16 @@ export async function notifyReviewers(
   const to = people.map((person) => person.email);
   if (to.length === 0) return { status: 'no-recipients' };
 
+  // The claim: a new row, or one whose sender vanished (claimed CLAIM_STALE_MS ago and never sent).
   const claimed = await db.$executeRaw`
     INSERT INTO notification_deliveries (pending_call_id, kind, recipients) VALUES (${call.id}, ${event.kind}, ${to})
-    ON CONFLICT (pending_call_id, kind) DO NOTHING`;
-  if (claimed === 0) return { status: 'duplicate' };
+    ON CONFLICT (pending_call_id, kind) DO UPDATE SET created_at = now(), recipients = EXCLUDED.recipients
+      WHERE notification_deliveries.sent_at IS NULL
+        AND notification_deliveries.created_at < now() - make_interval(secs => ${CLAIM_STALE_MS / 1_000})`;
+  if (claimed === 0) {
+    const held = await db.notificationDelivery.findUnique({ where: { pendingCallId_kind: { pendingCallId: call.id, kind: event.kind } }, select: { sentAt: true } });
+    return held && held.sentAt === null ? { status: 'in-flight' } : { status: 'duplicate' };
+  }
   try {
     const tool = await (deps.tool ?? appTool)(call.toolName);
     const sent = await sendMail(reviewMail(call, event.kind, to, tool), db);
@@ -146,5 +159,21 @@ export async function notifyReviewers(
   } catch (error) {
     await db.$executeRaw`DELETE FROM notification_deliveries WHERE pending_call_id = ${call.id} AND kind = ${event.kind} AND sent_at IS NULL`;
     throw error;
+  }
+}
+
+/**
+ * The hook the store calls once a pause is committed: each new approval only a reviewer may decide
+ * is mailed right away from this process (the fast path; a failure is logged, never thrown into the
+ * run). The mail does not depend on it: the same insert queued a `reviewer-email` job, due
+ * REVIEW_JOB_DELAY later (see the migration's trigger), which sends it when this attempt did not —
+ * the process died, or the mail server failed — and finds it sent (`duplicate`) otherwise.
+ */
+export function afterPause(calls: readonly { id: string; kind: string; approvers: string }[]): void {
+  for (const call of calls) {
+    if (call.kind !== 'approval' || call.approvers !== 'reviewer') continue;
+    notifyReviewers({ kind: 'needs-review', pendingCallId: call.id }).catch((error: unknown) => {
+      console.error(`[notify] email about call ${call.id} failed (its queued job retries):`, error instanceof Error ? error.message : error);
+    });
   }
 }

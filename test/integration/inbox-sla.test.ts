@@ -119,6 +119,11 @@ const jobsWithKey = (key: string) =>
   db.$queryRaw<{ run_at: Date; attempts: number; last_error: string | null }[]>`
     SELECT j.run_at, j.attempts, j.last_error FROM graphile_worker.jobs j WHERE j.key = ${key}`;
 
+/** Brings a queued job forward to now (graphile-worker's own reschedule_jobs): the needs-review job waits 30 s for the fast path. */
+async function runNow(key: string) {
+  await db.$executeRaw`SELECT graphile_worker.reschedule_jobs(ARRAY(SELECT id FROM graphile_worker.jobs WHERE key = ${key}), run_at => now())`;
+}
+
 /** Ids of the "For me" queue of `viewer` among calls of `toolName`. */
 async function forMe(viewer: { id: string; role: string }, ids: string[], toolName = 'sla-plain') {
   const page = await listInbox(inboxQuerySchema.parse({ queue: 'mine', toolName, limit: 100 }), db, viewer);
@@ -154,13 +159,15 @@ describe('For me', () => {
 
 describe('reviewer email through the job queue', () => {
   it('the pause itself queues the mail (nothing is sent in the request); a worker started later sends it once to the reviewers over SMTP, and schedules the overdue mail', async () => {
+    // This store has no after-pause hook: as if the process died right after the commit.
     const call = await ask('sla-plain', 'queued');
-    // Committed with the call: the process that paused it may die now and the mail still goes.
+    // Committed with the call, due 30 s later (the pausing server's own attempt goes first).
     const [queued] = await jobsWithKey(`reviewer-email:needs-review:${call.id}`);
-    expect(queued).toBeDefined();
+    expect(queued.run_at.getTime() - call.createdAt.getTime()).toBeGreaterThanOrEqual(29_000);
     expect(mailsAbout(call.id, /./)).toHaveLength(0);
 
     await startWorker();
+    await runNow(`reviewer-email:needs-review:${call.id}`);
     await expect.poll(() => mailsAbout(call.id, /^Approval needed/).length, { timeout: 15_000 }).toBe(1);
     expect(recipients(mailsAbout(call.id, /^Approval needed/)[0])).toEqual(['rita@example.com', 'sam@example.com']);
     expect((await db.notificationDelivery.findUniqueOrThrow({ where: { pendingCallId_kind: { pendingCallId: call.id, kind: 'needs-review' } } })).sentAt).not.toBeNull();
@@ -184,6 +191,7 @@ describe('reviewer email through the job queue', () => {
     process.env.SMTP_URL = 'smtp://127.0.0.1:9'; // nothing listens there
     try {
       const call = await ask('sla-plain', 'retried');
+      await runNow(`reviewer-email:needs-review:${call.id}`);
       await expect
         .poll(async () => (await jobsWithKey(`reviewer-email:needs-review:${call.id}`))[0]?.last_error ?? null, { timeout: 15_000 })
         .toMatch(/ECONNREFUSED|connect/i);
@@ -195,6 +203,24 @@ describe('reviewer email through the job queue', () => {
     } finally {
       process.env.SMTP_URL = `smtp://127.0.0.1:${smtpPort}`;
     }
+  });
+
+  it('a claim held by another sender is in flight (the job retries); one left unsent for 2 minutes (its sender died) is taken over', async () => {
+    const call = await ask('sla-plain', 'claimed');
+    await db.notificationDelivery.create({ data: { pendingCallId: call.id, kind: 'needs-review', recipients: ['x@example.com'] } });
+    const sensitivity = () => undefined;
+    expect(await notifyReviewers({ kind: 'needs-review', pendingCallId: call.id }, { db, sensitivity })).toEqual({ status: 'in-flight' });
+    await expect(reviewerEmailHandler({ db, sensitivity })({ kind: 'needs-review', pendingCallId: call.id }, { attempt: 1, maxAttempts: 10, jobId: 'x' })).rejects.toThrow(
+      /being sent elsewhere/,
+    );
+    await db.notificationDelivery.update({
+      where: { pendingCallId_kind: { pendingCallId: call.id, kind: 'needs-review' } },
+      data: { createdAt: new Date(Date.now() - 3 * 60_000) },
+    });
+    expect(await notifyReviewers({ kind: 'needs-review', pendingCallId: call.id }, { db, sensitivity })).toMatchObject({ status: 'sent' });
+    expect(await notifyReviewers({ kind: 'needs-review', pendingCallId: call.id }, { db, sensitivity })).toEqual({ status: 'duplicate' });
+    await expect.poll(() => mailsAbout(call.id, /^Approval needed/).length).toBe(1);
+    await db.pendingToolCall.update({ where: { id: call.id }, data: { status: 'declined' } });
   });
 
   it('a deadline that declines: declined by the system at it (in the audit chain), and no overdue mail is ever scheduled', async () => {

@@ -10,6 +10,7 @@ CREATE INDEX "pending_tool_calls_status_deadline_key_created_at_id_idx" ON "pend
 -- right after the pause still has its mail sent by whichever worker runs (and retried when the mail
 -- server fails). The handler (channel `reviewer-email`, lib/notify/reviewer-jobs.ts) sends once per
 -- (call, kind) through the `notification_deliveries` claim and schedules the call's overdue mail.
+-- It is due 30 s later: the server that paused the call tries first, right after its commit.
 CREATE FUNCTION "schedule_review_notification"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF NEW."status" = 'pending' AND NEW."kind" = 'approval' AND NEW."approvers" = 'reviewer'
@@ -17,6 +18,7 @@ BEGIN
     PERFORM graphile_worker.add_job(
       'notification',
       payload => json_build_object('channel', 'reviewer-email', 'payload', json_build_object('kind', 'needs-review', 'pendingCallId', NEW."id")),
+      run_at => now() + interval '30 seconds',
       max_attempts => 10,
       job_key => 'reviewer-email:needs-review:' || NEW."id",
       job_key_mode => 'preserve_run_at'
