@@ -14,6 +14,15 @@ const problemsOf = (source: Record<string, string>) => {
 };
 
 describe('parseEnv', () => {
+  it('INBOX_OVERDUE_AFTER is a span (90s, 30m, 24h, 2d) in ms, 24 h by default; anything else is refused', () => {
+    expect(parseEnv({}).INBOX_OVERDUE_AFTER).toBe(24 * 3_600_000);
+    expect(parseEnv({ INBOX_OVERDUE_AFTER: '90s' }).INBOX_OVERDUE_AFTER).toBe(90_000);
+    expect(parseEnv({ INBOX_OVERDUE_AFTER: '2d' }).INBOX_OVERDUE_AFTER).toBe(2 * 86_400_000);
+    expect(problemsOf({ INBOX_OVERDUE_AFTER: '24' })).toContain('INBOX_OVERDUE_AFTER="24" is not valid (not a span such as 90s, 30m, 24h or 2d)');
+    expect(problemsOf({ INBOX_OVERDUE_AFTER: '0s' })).toContain('shorter than 1 s');
+    expect(problemsOf({ INBOX_OVERDUE_AFTER: '400d' })).toContain('longer than 366 days');
+  });
+
   it('CHAT_RATE_LIMIT_PER_MINUTE=abc is refused, naming the variable, its value and what it accepts', () => {
     const message = problemsOf({ CHAT_RATE_LIMIT_PER_MINUTE: 'abc' });
     expect(message).toContain('CHAT_RATE_LIMIT_PER_MINUTE="abc" is not valid (not a whole number). It accepts: whole number 1–100000 (default 30).');

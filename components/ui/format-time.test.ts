@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { formatAgo, formatClock, formatExact, formatExactWithZone, formatShortDate } from './format-time';
+import { formatAgo, formatClock, formatExact, formatExactWithZone, formatShortDate, formatSpan, isOverdue } from './format-time';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -55,5 +55,19 @@ describe('formatShortDate', () => {
     expect(formatShortDate(at(2025, 1, 20, 9, 5), now)).toBe('20 Jan');
     expect(formatShortDate(at(2024, 12, 31, 9, 5), now)).toBe('31 Dec 2024');
     expect(formatShortDate('not a time', now)).toBe('');
+  });
+});
+
+describe('formatSpan and isOverdue', () => {
+  it('says a span in whole units, rounded down, and an overdue time once it passed', () => {
+    const t = Date.UTC(2026, 0, 1);
+    expect(formatSpan(t, t + 3 * 3_600_000 + 59 * 60_000)).toBe('3 hours');
+    expect(formatSpan(t, t + 20 * 60_000 + 59_000)).toBe('20 minutes');
+    expect(formatSpan(t, t + 25 * 3_600_000)).toBe('1 day');
+    expect(formatSpan(t, t + 45_000)).toBe('45 seconds');
+    expect(isOverdue(null, t)).toBe(false);
+    expect(isOverdue(new Date(t).toISOString(), t)).toBe(true);
+    expect(isOverdue(new Date(t + 1).toISOString(), t)).toBe(false);
+    expect(isOverdue('not a time', t)).toBe(false);
   });
 });

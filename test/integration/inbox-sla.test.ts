@@ -7,6 +7,7 @@ import { Agent } from '../../lib/agent/agent';
 import { createTool } from '../../lib/agent/tool';
 import { seed } from '../../lib/demo/seed';
 import type { PrismaClient } from '../../lib/generated/prisma/client';
+import { assignCall } from '../../lib/inbox/assignment';
 import { waitingForMe } from '../../lib/inbox/count';
 import { inboxQuerySchema, listInbox } from '../../lib/inbox/queries';
 import { enqueueNotification, registerNotificationHandler } from '../../lib/jobs/queue';
@@ -54,7 +55,7 @@ let worker: JobWorker | undefined;
 let smtp: SMTPServer;
 let smtpPort: number;
 const received: ParsedMail[] = [];
-const saved = { SMTP_URL: process.env.SMTP_URL, APP_URL: process.env.APP_URL };
+const saved = { SMTP_URL: process.env.SMTP_URL, APP_URL: process.env.APP_URL, DATABASE_URL: process.env.DATABASE_URL };
 
 beforeAll(async () => {
   db = createPrismaClient(databaseUrl(), { maxConnections: 6 });
@@ -81,6 +82,8 @@ beforeAll(async () => {
   smtpPort = (smtp.server.address() as AddressInfo).port;
   process.env.SMTP_URL = `smtp://127.0.0.1:${smtpPort}`;
   process.env.APP_URL = 'https://sla.example';
+  // The assignment route's function uses the app's process-wide client.
+  process.env.DATABASE_URL = databaseUrl();
   // The app's handler, on this database, with a short overdue span.
   registerNotificationHandler(REVIEWER_EMAIL_CHANNEL, reviewerEmailHandler({ db, sensitivity: () => undefined, overdueAfterMs: () => OVERDUE_AFTER_MS }));
 });
@@ -259,6 +262,9 @@ describe('escalation', () => {
     ]) {
       await expect(attempt()).rejects.toMatchObject({ code: 'ESCALATED_TO_ADMINS', status: 403 });
     }
+    // Nor can it be handed to a reviewer; an admin can take it.
+    await expect(assignCall({ pendingCallId: call.id, assignee: rita.id, actor: alex })).rejects.toMatchObject({ status: 422, code: 'INVALID_ASSIGNEE' });
+    expect(await assignCall({ pendingCallId: call.id, assignee: alex.id, actor: alex })).toEqual({ assignedTo: alex.id });
     expect(await forMe(rita, [call.id], 'sla-escalate')).toEqual([]);
     expect(await forMe(alex, [call.id], 'sla-escalate')).toEqual([call.id]);
     expect((await db.pendingToolCall.findUniqueOrThrow({ where: { id: call.id } })).status).toBe('pending');
