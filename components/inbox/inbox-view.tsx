@@ -567,7 +567,7 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
                 <nav aria-label="Pages" className="flex gap-2 border-t border-border p-3 text-sm">
                   {olderPage ? (
                     <Link href={`/inbox?${listQuery}`} className="text-primary hover:underline">
-                      ← Newest
+                      {sort === 'newest' ? '← Newest' : '← First page'}
                     </Link>
                   ) : null}
                   {nextCursor ? (
@@ -576,7 +576,7 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
                       className="ml-auto text-primary hover:underline"
                       data-testid="inbox-older"
                     >
-                      Older calls →
+                      {sort === 'newest' ? 'Older calls →' : 'Next page →'}
                     </Link>
                   ) : null}
                 </nav>
