@@ -1,4 +1,5 @@
-import { ACCOUNTS, ChatPage, contextAs, expect, test } from './support';
+import type { Browser, BrowserContext } from '@playwright/test';
+import { ACCOUNTS, ChatPage, contextAs, expect, test, type Db } from './support';
 import { checkAccessible, DESKTOP, MOBILE } from './ui';
 
 /*
@@ -74,8 +75,8 @@ test.describe('deadlines', () => {
 });
 
 test.describe('deadlines in the inbox', () => {
-  test('each call shows its age and deadline, an overdue one is marked "Overdue", the order lives in the URL; an escalated call has no Approve for a reviewer (403 ESCALATED_TO_ADMINS)', async ({ browser, db }) => {
-    // A requester of its own, so the inbox can be filtered down to this test's calls.
+  /** A requester of its own (so the inbox can be filtered down to this test's calls) asks for a reviewer-only refund and a delete with the demo's 10-minute deadline. */
+  async function twoCalls(browser: Browser, db: Db) {
     const requester = await db.createAccount({ name: 'Deadline Tester' });
     const asker = await contextAs(browser, requester.email);
     const chat = new ChatPage(await asker.newPage());
@@ -89,9 +90,28 @@ test.describe('deadlines in the inbox', () => {
     const deleteCard = chat.approvalCard('delete-record');
     await expect(deleteCard).toHaveAttribute('data-state', 'pending');
     const deleteId = (await deleteCard.getAttribute('data-card-id'))!;
-    // The refund (no deadline) has waited longer than INBOX_OVERDUE_AFTER (24 h): overdue. The delete has the demo's 10-minute deadline.
+    // The refund (no deadline) has waited longer than INBOX_OVERDUE_AFTER (24 h): overdue.
     await db.query(`UPDATE pending_tool_calls SET created_at = now() - interval '25 hours' WHERE root_tool_call_id = $1`, [refundId]);
+    return { requester, asker, refundId, deleteId };
+  }
 
+  /** The requester withdraws what is still waiting (a withdrawal stays possible after an escalation). */
+  async function withdrawAll(asker: BrowserContext, db: Db, ids: string[], origin: string) {
+    for (const id of ids) {
+      const run = (await db.query<{ run_id: string }>(`SELECT root_run_id AS run_id FROM pending_tool_calls WHERE root_tool_call_id = $1`, [id]))[0].run_id;
+      const withdrawn = await asker.request.post(`/api/runs/${encodeURIComponent(run)}/tool-calls/${encodeURIComponent(id)}/decision`, {
+        data: { approved: false, withdraw: true },
+        headers: { origin },
+      });
+      expect(withdrawn.status()).toBe(200);
+    }
+    await expect
+      .poll(async () => (await db.query(`SELECT status FROM pending_tool_calls WHERE root_tool_call_id = ANY($1)`, [ids])).map((row) => row.status))
+      .toEqual(ids.map(() => 'declined'));
+  }
+
+  test('each call shows its age and deadline, an overdue one is marked "Overdue", the order lives in the URL with the filter', async ({ browser, db }) => {
+    const { requester, asker, refundId, deleteId } = await twoCalls(browser, db);
     const reviewer = await contextAs(browser, ACCOUNTS.rita);
     const page = await reviewer.newPage();
     await page.setViewportSize(DESKTOP);
@@ -123,9 +143,19 @@ test.describe('deadlines in the inbox', () => {
     await page.setViewportSize(MOBILE);
     await expect(refundRow.getByTestId('call-overdue')).toBeVisible();
     await checkAccessible(page, 'inbox-overdue');
-    await page.setViewportSize(DESKTOP);
 
-    // The refund's deadline escalates it: live, it is the admins' now; Rita sees why she cannot approve, and the server refuses her.
+    await withdrawAll(asker, db, [refundId, deleteId], new URL(page.url()).origin);
+    await Promise.all([asker.close(), reviewer.close()]);
+  });
+
+  test('an escalated call shows a reviewer why only admins may decide it, without Approve; the server answers 403 ESCALATED_TO_ADMINS', async ({ browser, db }) => {
+    const { requester, asker, refundId, deleteId } = await twoCalls(browser, db);
+    const reviewer = await contextAs(browser, ACCOUNTS.rita);
+    const page = await reviewer.newPage();
+    await page.goto(`/inbox?requester=${encodeURIComponent(requester.email)}`);
+    const refundRow = page.locator(`[data-testid="inbox-row"][data-tool-call-id="${refundId}"]`);
+    await expect(refundRow).toBeVisible();
+    // The refund's deadline escalates it: live, it is the admins' now.
     await db.query(`UPDATE pending_tool_calls SET deadline_at = now() + interval '1 second', deadline_action = 'escalate' WHERE root_tool_call_id = $1`, [refundId]);
     await expect(refundRow.getByTestId('inbox-escalated')).toHaveText('Escalated to admins', { timeout: 15_000 });
     await refundRow.locator('button[aria-expanded]').click();
@@ -140,16 +170,7 @@ test.describe('deadlines in the inbox', () => {
     expect((await refused.json()).error.code).toBe('ESCALATED_TO_ADMINS');
     expect((await db.query(`SELECT status FROM pending_tool_calls WHERE root_tool_call_id = $1`, [refundId]))[0].status).toBe('pending');
 
-    // Leave nothing waiting: the requester withdraws both (a withdrawal stays possible after an escalation).
-    for (const id of [refundId, deleteId]) {
-      const run = (await db.query<{ run_id: string }>(`SELECT root_run_id AS run_id FROM pending_tool_calls WHERE root_tool_call_id = $1`, [id]))[0].run_id;
-      const withdrawn = await asker.request.post(`/api/runs/${encodeURIComponent(run)}/tool-calls/${encodeURIComponent(id)}/decision`, {
-        data: { approved: false, withdraw: true },
-        headers: { origin: new URL(page.url()).origin },
-      });
-      expect(withdrawn.status()).toBe(200);
-    }
-    await expect.poll(async () => (await db.query(`SELECT status FROM pending_tool_calls WHERE root_tool_call_id = ANY($1)`, [[refundId, deleteId]])).map((row) => row.status)).toEqual(['declined', 'declined']);
+    await withdrawAll(asker, db, [refundId, deleteId], new URL(page.url()).origin);
     await Promise.all([asker.close(), reviewer.close()]);
   });
 });
