@@ -1,6 +1,6 @@
 import 'server-only';
 import { z } from 'zod';
-import type { Sensitivity } from '@/lib/agent/tool';
+import type { Tool } from '@/lib/agent/tool';
 import { env } from '@/lib/env';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { enqueueNotification, registerNotificationHandler, type NotificationHandler } from '@/lib/jobs/queue';
@@ -37,8 +37,8 @@ const reviewEventSchema = z.object({ kind: z.enum(['needs-review', 'overdue']), 
 export interface ReviewerEmailDeps {
   /** Default: the process's client. */
   db?: PrismaClient;
-  /** A tool's sensitivity marker (default: the app's agents). */
-  sensitivity?: (toolName: string) => Promise<Sensitivity | undefined> | Sensitivity | undefined;
+  /** A call's tool by name, for its description and sensitive fields (default: the app's agents). */
+  tool?: (toolName: string) => Promise<Tool | undefined> | Tool | undefined;
   /** How long a call without a deadline waits before it is overdue, in ms (default INBOX_OVERDUE_AFTER). */
   overdueAfterMs?: () => number;
   /** Told each outcome (tests, logs). */
@@ -72,7 +72,7 @@ export function reviewerEmailHandler(deps: ReviewerEmailDeps = {}): Notification
         return;
       }
     }
-    const outcome = await notifyReviewers(event, { db, sensitivity: deps.sensitivity });
+    const outcome = await notifyReviewers(event, { db, tool: deps.tool });
     deps.onOutcome?.(event, outcome);
     // Another sender holds the claim: retried with back-off until it sent (duplicate) or its claim went stale.
     if (outcome.status === 'in-flight') throw new Error(`The ${event.kind} mail about ${event.pendingCallId} is being sent elsewhere; trying again later.`);

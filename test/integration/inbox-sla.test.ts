@@ -85,7 +85,7 @@ beforeAll(async () => {
   // The assignment route's function uses the app's process-wide client.
   process.env.DATABASE_URL = databaseUrl();
   // The app's handler, on this database, with a short overdue span.
-  registerNotificationHandler(REVIEWER_EMAIL_CHANNEL, reviewerEmailHandler({ db, sensitivity: () => undefined, overdueAfterMs: () => OVERDUE_AFTER_MS }));
+  registerNotificationHandler(REVIEWER_EMAIL_CHANNEL, reviewerEmailHandler({ db, tool: () => undefined, overdueAfterMs: () => OVERDUE_AFTER_MS }));
 });
 
 afterAll(async () => {
@@ -211,17 +211,17 @@ describe('reviewer email through the job queue', () => {
   it('a claim held by another sender is in flight (the job retries); one left unsent for 2 minutes (its sender died) is taken over', async () => {
     const call = await ask('sla-plain', 'claimed');
     await db.notificationDelivery.create({ data: { pendingCallId: call.id, kind: 'needs-review', recipients: ['x@example.com'] } });
-    const sensitivity = () => undefined;
-    expect(await notifyReviewers({ kind: 'needs-review', pendingCallId: call.id }, { db, sensitivity })).toEqual({ status: 'in-flight' });
-    await expect(reviewerEmailHandler({ db, sensitivity })({ kind: 'needs-review', pendingCallId: call.id }, { attempt: 1, maxAttempts: 10, jobId: 'x' })).rejects.toThrow(
+    const tool = () => undefined;
+    expect(await notifyReviewers({ kind: 'needs-review', pendingCallId: call.id }, { db, tool })).toEqual({ status: 'in-flight' });
+    await expect(reviewerEmailHandler({ db, tool })({ kind: 'needs-review', pendingCallId: call.id }, { attempt: 1, maxAttempts: 10, jobId: 'x' })).rejects.toThrow(
       /being sent elsewhere/,
     );
     await db.notificationDelivery.update({
       where: { pendingCallId_kind: { pendingCallId: call.id, kind: 'needs-review' } },
       data: { createdAt: new Date(Date.now() - 3 * 60_000) },
     });
-    expect(await notifyReviewers({ kind: 'needs-review', pendingCallId: call.id }, { db, sensitivity })).toMatchObject({ status: 'sent' });
-    expect(await notifyReviewers({ kind: 'needs-review', pendingCallId: call.id }, { db, sensitivity })).toEqual({ status: 'duplicate' });
+    expect(await notifyReviewers({ kind: 'needs-review', pendingCallId: call.id }, { db, tool })).toMatchObject({ status: 'sent' });
+    expect(await notifyReviewers({ kind: 'needs-review', pendingCallId: call.id }, { db, tool })).toEqual({ status: 'duplicate' });
     await expect.poll(() => mailsAbout(call.id, /^Approval needed/).length).toBe(1);
     await db.pendingToolCall.update({ where: { id: call.id }, data: { status: 'declined' } });
   });
@@ -234,7 +234,7 @@ describe('reviewer email through the job queue', () => {
     expect(decisions).toEqual([expect.objectContaining({ kind: 'decline', actorId: 'system', actorRole: 'system' })]);
     expect(decisions[0].chainSeq).not.toBeNull();
     expect(await jobsWithKey(`reviewer-email:overdue:${call.id}`)).toEqual([]);
-    expect(await notifyReviewers({ kind: 'overdue', pendingCallId: call.id }, { db, sensitivity: () => undefined })).toEqual({ status: 'not-pending' });
+    expect(await notifyReviewers({ kind: 'overdue', pendingCallId: call.id }, { db, tool: () => undefined })).toEqual({ status: 'not-pending' });
     expect(mailsAbout(call.id, /^Overdue/)).toHaveLength(0);
   });
 });

@@ -67,7 +67,7 @@ function server() {
 const servers = [server(), server()];
 // The app's reviewer email handler on this database (the reviewer-only calls below queue their mail;
 // without SMTP_URL it goes to the dev mailbox).
-registerNotificationHandler(REVIEWER_EMAIL_CHANNEL, reviewerEmailHandler({ db: servers[0].db, sensitivity: () => undefined }));
+registerNotificationHandler(REVIEWER_EMAIL_CHANNEL, reviewerEmailHandler({ db: servers[0].db, tool: () => undefined }));
 const closers: (() => Promise<void>)[] = [];
 afterAll(async () => {
   await Promise.all(servers.map((s) => s.stop()));

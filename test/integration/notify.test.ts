@@ -89,7 +89,7 @@ describe('reviewer email', () => {
     expect(outcomes.filter((outcome) => outcome.status === 'sent')).toHaveLength(1);
     // The others found it being sent (`in-flight`: a queued job would try again later) or already sent.
     expect(outcomes.filter((outcome) => outcome.status === 'in-flight' || outcome.status === 'duplicate')).toHaveLength(4);
-    expect(await notifyReviewers({ kind: 'needs-review', pendingCallId: id }, { db, sensitivity })).toEqual({ status: 'duplicate' });
+    expect(await notifyReviewers({ kind: 'needs-review', pendingCallId: id }, { db, tool })).toEqual({ status: 'duplicate' });
     await expect.poll(() => received.length).toBe(before + 1);
     const mail = received.at(-1)!;
     const to = (Array.isArray(mail.to) ? mail.to : [mail.to]).flatMap((address) => address?.value.map((value) => value.address) ?? []);
