@@ -10,6 +10,7 @@ export default function globalSetup() {
   const started = Date.now();
   const build = spawnSync(process.execPath, ['node_modules/next/dist/bin/next', 'build'], {
     stdio: ['ignore', 'ignore', 'inherit'],
+    // `npm test` sets E2E_BUILD_TYPECHECKED=1: it has type-checked the project already (next.config.ts).
     env: { ...process.env, ...E2E_SERVER_ENV, NEXT_DIST_DIR: '.next-e2e' },
   });
   if (build.status !== 0) throw new Error(`next build failed (exit ${build.status}); run it alone to see why: NEXT_DIST_DIR=.next-e2e npx next build`);

@@ -152,8 +152,10 @@ test.describe('inbox: assignment and queues', () => {
     await expect(samPage.getByTestId('queue-mine-count')).not.toHaveText('0');
     await samInbox.select(call.root_tool_call_id);
     await samPage.getByTestId('assign-release').click();
-    // Released, it leaves Sam's "For me" and is back in "Unassigned".
-    await expect(samInbox.row(call.root_tool_call_id)).toHaveCount(0);
+    // Released, nobody holds it: it stays in Sam's "For me" only as a call he may decide (no
+    // assignee), and is back in "Unassigned".
+    await expect(samPage.getByTestId('assignee')).toHaveText('nobody');
+    await expect(samInbox.row(call.root_tool_call_id).getByTestId('row-assignee')).toHaveCount(0);
     await samPage.getByTestId('queue-unassigned').click();
     await expect(samInbox.row(call.root_tool_call_id)).toBeVisible();
     await expect(samInbox.row(call.root_tool_call_id).getByTestId('row-assignee')).toHaveCount(0);
