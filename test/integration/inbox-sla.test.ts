@@ -1,6 +1,4 @@
-import type { AddressInfo } from 'node:net';
-import { simpleParser, type ParsedMail } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
+import type { ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../../lib/agent/agent';
@@ -19,6 +17,7 @@ import { notifyReviewers } from '../../lib/notify/reviewers';
 import { createPrismaClient } from '../../lib/store/db';
 import { PrismaAgentStore } from '../../lib/store/prisma-store';
 import { databaseUrl, newThreadId } from '../support/harness';
+import { startSmtpReceiver, type SmtpReceiver } from '../support/smtp';
 
 /*
  * The inbox's deadlines at work: "For me" by assignment and eligibility, reviewer email as jobs of
@@ -52,9 +51,9 @@ const tool = (id: string, deadline?: Parameters<typeof createTool>[0]['deadline'
 let db: PrismaClient;
 let agent: Agent;
 let worker: JobWorker | undefined;
-let smtp: SMTPServer;
+let smtp: SmtpReceiver;
 let smtpPort: number;
-const received: ParsedMail[] = [];
+let received: ParsedMail[] = [];
 const saved = { SMTP_URL: process.env.SMTP_URL, APP_URL: process.env.APP_URL, DATABASE_URL: process.env.DATABASE_URL };
 
 beforeAll(async () => {
@@ -68,18 +67,9 @@ beforeAll(async () => {
     tools: [tool('sla-plain'), tool('sla-escalate', { afterMs: 1_500, action: 'escalate' }), tool('sla-decline', { afterMs: 1_000, action: 'decline' })],
     store: new PrismaAgentStore(db),
   });
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    onData(stream, _session, callback) {
-      simpleParser(stream).then((mail) => {
-        received.push(mail);
-        callback();
-      }, callback);
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-  smtpPort = (smtp.server.address() as AddressInfo).port;
+  smtp = await startSmtpReceiver();
+  smtpPort = smtp.port;
+  received = smtp.received;
   process.env.SMTP_URL = `smtp://127.0.0.1:${smtpPort}`;
   process.env.APP_URL = 'https://sla.example';
   // The assignment route's function uses the app's process-wide client.
@@ -94,7 +84,7 @@ afterAll(async () => {
     if (value === undefined) delete process.env[key];
     else process.env[key] = value;
   }
-  await new Promise<void>((resolve) => smtp.close(resolve));
+  await smtp.close();
   await db.$disconnect();
 });
 

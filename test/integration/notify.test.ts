@@ -1,6 +1,4 @@
-import type { AddressInfo } from 'node:net';
-import { simpleParser, type ParsedMail } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
+import type { ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from '../../lib/agent/agent';
 import type { NewPendingCall } from '../../lib/agent/store';
@@ -12,6 +10,7 @@ import { notifyReviewers } from '../../lib/notify/reviewers';
 import { createPrismaClient } from '../../lib/store/db';
 import { PrismaAgentStore } from '../../lib/store/prisma-store';
 import { collect, databaseUrl, newThreadId } from '../support/harness';
+import { startSmtpReceiver, type SmtpReceiver } from '../support/smtp';
 
 /*
  * Reviewer email, end to end below the HTTP layer: the store's after-pause hook names the new
@@ -23,8 +22,8 @@ import { collect, databaseUrl, newThreadId } from '../support/harness';
 let db: PrismaClient;
 let agent: Agent;
 const paused: NewPendingCall[] = [];
-const received: ParsedMail[] = [];
-let smtp: SMTPServer;
+let received: ParsedMail[] = [];
+let smtp: SmtpReceiver;
 let smtpPort: number;
 const saved = { SMTP_URL: process.env.SMTP_URL, APP_URL: process.env.APP_URL };
 
@@ -40,18 +39,9 @@ beforeAll(async () => {
     tools,
     store: new PrismaAgentStore(db, { afterSuspend: (calls) => paused.push(...calls) }),
   });
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    onData(stream, _session, callback) {
-      simpleParser(stream).then((mail) => {
-        received.push(mail);
-        callback();
-      }, callback);
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-  smtpPort = (smtp.server.address() as AddressInfo).port;
+  smtp = await startSmtpReceiver();
+  smtpPort = smtp.port;
+  received = smtp.received;
   process.env.APP_URL = 'https://countersign.example';
 });
 
@@ -60,7 +50,7 @@ afterAll(async () => {
   process.env.APP_URL = saved.APP_URL;
   if (saved.SMTP_URL === undefined) delete process.env.SMTP_URL;
   if (saved.APP_URL === undefined) delete process.env.APP_URL;
-  await new Promise<void>((resolve) => smtp.close(resolve));
+  await smtp.close();
   await db.$disconnect();
 });
 
