@@ -3,9 +3,10 @@ import { z } from 'zod';
 import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
 import { afterPosition, decodeCursor, encodeCursor } from '@/lib/http/keyset';
 import { prisma } from '@/lib/store/db';
-import { GENESIS, type EventRow } from './chain';
+import type { EventRow } from './chain';
 import { AUDIT_ACTIONS, type AuditAction } from './events';
-import { EXPORT_FORMAT, eventLine, type HeaderLine, type StoredLink } from './export';
+import { eventLine, type StoredLink } from './export';
+import { EXPORT_PAGE, exportHeaderLine, pagedExportStream } from './stream';
 import { dateBound, peopleMatching } from './queries';
 
 /**
@@ -100,31 +101,9 @@ export async function listAdminActions(
  * (lib/audit/export.ts), which `npm run audit:verify -- --file` checks offline.
  */
 export function adminActionsJsonLinesStream(query: AdminActionsQuery, db: PrismaClient = prisma()): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
-  let cursor: string | undefined;
-  let started = false;
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        if (!started) {
-          started = true;
-          const head = await db.auditChainHead.findUnique({ where: { id: 1 } });
-          const { limit: _limit, cursor: _cursor, format: _format, ...filters } = query;
-          const header: HeaderLine = {
-            entry: 'export',
-            format: EXPORT_FORMAT,
-            exportedAt: new Date().toISOString(),
-            filters: JSON.parse(JSON.stringify(filters)) as Record<string, unknown>,
-            head: { seq: String(head?.seq ?? 0n), hash: head?.hash ?? GENESIS },
-          };
-          controller.enqueue(encoder.encode(`${JSON.stringify(header)}\n`));
-        }
-        const page = await listAdminActions({ ...query, limit: 500, cursor }, db);
-        if (page.entries.length > 0) controller.enqueue(encoder.encode(page.entries.map((entry) => `${JSON.stringify(eventLine(entry.chained))}\n`).join('')));
-        if (page.nextCursor) cursor = page.nextCursor;
-        else controller.close();
-      },
-    },
-    { highWaterMark: 1 },
-  );
+  return pagedExportStream({
+    header: () => exportHeaderLine(query, db),
+    page: (cursor) => listAdminActions({ ...query, limit: EXPORT_PAGE, cursor }, db),
+    rows: (entries) => entries.map((entry) => `${JSON.stringify(eventLine(entry.chained))}\n`).join(''),
+  });
 }

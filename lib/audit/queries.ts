@@ -7,8 +7,9 @@ import { prisma } from '@/lib/store/db';
 import { listCallActivity, type CallActivityEntry } from '@/lib/inbox/notes';
 import type { ToolDescription } from '@/lib/agent/tool';
 import { describeAppCall } from '@/lib/chat/describe';
-import { GENESIS, type DecisionRow } from './chain';
-import { csvCellText, decisionLine, EXPORT_FORMAT, type HeaderLine, type StoredLink } from './export';
+import type { DecisionRow } from './chain';
+import { csvCellText, decisionLine, type StoredLink } from './export';
+import { EXPORT_PAGE, exportHeaderLine, pagedExportStream } from './stream';
 
 /** Free text a person types into a filter: trimmed, empty means "no filter". */
 const filterText = z
@@ -276,53 +277,25 @@ export function auditCsvRows(entries: ChainedAuditEntry[]): string {
  */
 export function auditJsonLinesStream(query: AuditQuery, db: PrismaClient = prisma()): ReadableStream<Uint8Array> {
   return pagedExport(
-    async () => {
-      const head = await db.auditChainHead.findUnique({ where: { id: 1 } });
-      const { limit: _limit, cursor: _cursor, format: _format, ...filters } = query;
-      const header: HeaderLine = {
-        entry: 'export',
-        format: EXPORT_FORMAT,
-        exportedAt: new Date().toISOString(),
-        filters: JSON.parse(JSON.stringify(filters)) as Record<string, unknown>,
-        head: { seq: String(head?.seq ?? 0n), hash: head?.hash ?? GENESIS },
-      };
-      return `${JSON.stringify(header)}\n`;
-    },
+    () => exportHeaderLine(query, db),
     (entries) => entries.map((entry) => `${JSON.stringify(decisionLine(entry.chained))}\n`).join(''),
     query,
     db,
   );
 }
 
-/** Streams a header, then one keyset page of CSV_PAGE entries per pull (backpressure: read on demand). */
+/** Streams a header, then one keyset page of CSV_PAGE audit entries per pull (see pagedExportStream). */
 function pagedExport(
   header: () => Promise<string>,
   rows: (entries: ChainedAuditEntry[]) => string,
   query: AuditQuery,
   db: PrismaClient,
 ): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
-  let cursor: string | undefined;
-  let started = false;
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        if (!started) {
-          started = true;
-          controller.enqueue(encoder.encode(await header()));
-        }
-        const page = await listAudit({ ...query, limit: CSV_PAGE, cursor }, db);
-        if (page.entries.length > 0) controller.enqueue(encoder.encode(rows(page.entries)));
-        if (page.nextCursor) cursor = page.nextCursor;
-        else controller.close();
-      },
-    },
-    { highWaterMark: 1 },
-  );
+  return pagedExportStream({ header, rows, page: (cursor) => listAudit({ ...query, limit: CSV_PAGE, cursor }, db) });
 }
 
 /** Rows read per statement while streaming the CSV export. */
-export const CSV_PAGE = 500;
+export const CSV_PAGE = EXPORT_PAGE;
 
 /**
  * The whole filtered audit log as CSV (auditCsv's format), streamed: the header, then one keyset

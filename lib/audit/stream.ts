@@ -1,0 +1,58 @@
+import 'server-only';
+import type { PrismaClient } from '@/lib/generated/prisma/client';
+import { GENESIS } from './chain';
+import { EXPORT_FORMAT, type HeaderLine } from './export';
+
+/** Rows read per statement while streaming an export. */
+export const EXPORT_PAGE = 500;
+
+/**
+ * An export as a byte stream: the header, then one keyset page per pull, each read only when the
+ * client has taken the previous one (backpressure), so memory stays flat and there is no cap.
+ *
+ * @param input.header the first text (e.g. the CSV header or the JSON Lines header line)
+ * @param input.page reads the page after `cursor` (undefined: the first), EXPORT_PAGE entries
+ * @param input.rows the text of one page's entries
+ */
+export function pagedExportStream<E>(input: {
+  header: () => Promise<string>;
+  page: (cursor: string | undefined) => Promise<{ entries: E[]; nextCursor: string | null }>;
+  rows: (entries: E[]) => string;
+}): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  let cursor: string | undefined;
+  let started = false;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (!started) {
+          started = true;
+          controller.enqueue(encoder.encode(await input.header()));
+        }
+        const page = await input.page(cursor);
+        if (page.entries.length > 0) controller.enqueue(encoder.encode(input.rows(page.entries)));
+        if (page.nextCursor) cursor = page.nextCursor;
+        else controller.close();
+      },
+    },
+    { highWaterMark: 1 },
+  );
+}
+
+/**
+ * The JSON Lines export's header line (with its newline): format, time, the filters (without
+ * paging and format), and the audit chain's head when the export started, so a verifier can tell
+ * whether the export reaches the head.
+ */
+export async function exportHeaderLine(query: Record<string, unknown>, db: PrismaClient): Promise<string> {
+  const head = await db.auditChainHead.findUnique({ where: { id: 1 } });
+  const { limit: _limit, cursor: _cursor, format: _format, ...filters } = query;
+  const header: HeaderLine = {
+    entry: 'export',
+    format: EXPORT_FORMAT,
+    exportedAt: new Date().toISOString(),
+    filters: JSON.parse(JSON.stringify(filters)) as Record<string, unknown>,
+    head: { seq: String(head?.seq ?? 0n), hash: head?.hash ?? GENESIS },
+  };
+  return `${JSON.stringify(header)}\n`;
+}
