@@ -1,6 +1,4 @@
-import type { AddressInfo } from 'node:net';
-import { simpleParser, type ParsedMail } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
+import { startSmtpReceiver } from '../test/support/smtp';
 import { extraPort } from './config';
 import { startServer, type ExtraServer } from './servers';
 import { ACCOUNTS, contextAs, expect, test } from './support';
@@ -86,19 +84,8 @@ test.describe('reviewer notifications', () => {
   });
 
   test('email: a call that needs a reviewer is mailed over SMTP without its sensitive values, and the link opens it in the inbox', async ({ browser, request, db }) => {
-    const received: ParsedMail[] = [];
-    const smtp = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS'],
-      onData(stream, _session, callback) {
-        simpleParser(stream).then((mail) => {
-          received.push(mail);
-          callback();
-        }, callback);
-      },
-    });
-    await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-    const port = (smtp.server.address() as AddressInfo).port;
+    const smtp = await startSmtpReceiver();
+    const { port, received } = smtp;
     const appUrl = `http://127.0.0.1:${extraPort(7)}`;
     let server: ExtraServer | undefined;
     try {
@@ -136,7 +123,7 @@ test.describe('reviewer notifications', () => {
       await rita.close();
     } finally {
       await server?.kill();
-      await new Promise<void>((resolve) => smtp.close(resolve));
+      await smtp.close();
     }
   });
 
