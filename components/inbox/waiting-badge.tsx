@@ -28,7 +28,9 @@ async function refresh() {
   const next = (await response.json()) as Waiting;
   const before = current;
   current = next;
-  if (before?.newest && next.newest && next.newest.id !== before.newest.id && next.newest.createdAt > before.newest.createdAt) {
+  // New since the last look: also the first call into an empty inbox (nothing was newest before).
+  const isNew = before !== null && next.newest !== null && (!before.newest || (next.newest.id !== before.newest.id && next.newest.createdAt > before.newest.createdAt));
+  if (isNew) {
     announce(next);
   }
   for (const listener of listeners) listener();
