@@ -1,6 +1,8 @@
 import 'server-only';
 import { createHash } from 'node:crypto';
 import { prisma } from '@/lib/store/db';
+import { hotQuery } from '@/lib/store/hot';
+import { Prisma } from '@/lib/generated/prisma/client';
 import { errorResponse, toErrorResponse } from './errors';
 
 type StoredKey = {
@@ -44,7 +46,7 @@ export async function withIdempotency(
   const requestHash = createHash('sha256').update(`${input.request.method} ${url.pathname}\n${input.body}`).digest('hex');
   const db = prisma();
   // One statement: claim the key, or read what the first request with it left.
-  const [row] = await db.$queryRaw<StoredKey[]>`
+  const [row] = await hotQuery<StoredKey[]>(db, Prisma.sql`
     WITH claimed AS (
       INSERT INTO idempotency_keys (actor_id, key, request_hash, status)
       VALUES (${input.actorId}, ${key}, ${requestHash}, 'in_progress')
@@ -56,7 +58,7 @@ export async function withIdempotency(
     UNION ALL
     SELECT false, request_hash, status, response_status, content_type, response_body
     FROM idempotency_keys
-    WHERE actor_id = ${input.actorId} AND key = ${key} AND NOT EXISTS (SELECT 1 FROM claimed)`;
+    WHERE actor_id = ${input.actorId} AND key = ${key} AND NOT EXISTS (SELECT 1 FROM claimed)`);
   // No row: the first request inserted the key after this statement's snapshot; read it now.
   const stored = row ?? { claimed: false, ...(await db.idempotencyKey.findUniqueOrThrow({ where: { actorId_key: { actorId: input.actorId, key } } })) };
   if (!stored.claimed) {

@@ -1,6 +1,7 @@
 import 'server-only';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { prisma } from '@/lib/store/db';
+import { hotQuery } from '@/lib/store/hot';
 import { securitySettings } from '@/lib/security/settings';
 import { ApiError } from './errors';
 
@@ -60,7 +61,7 @@ export function windowCounter(input: { key: string; windowMs: number }, when: Pr
  */
 export async function countInWindow(input: { key: string; windowMs: number }): Promise<WindowCount> {
   const counter = windowCounter(input);
-  const [row] = await prisma().$queryRaw<{ rateCount: number; ratePrevious: number }[]>`WITH ${counter.cte} SELECT ${counter.columns}`;
+  const [row] = await hotQuery<{ rateCount: number; ratePrevious: number }[]>(prisma(), Prisma.sql`WITH ${counter.cte} SELECT ${counter.columns}`);
   return counter.result(row)!;
 }
 

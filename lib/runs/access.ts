@@ -4,6 +4,7 @@ import { ApiError } from '@/lib/http/errors';
 import { countInWindow as countInWindowOf, enforceRateLimit, windowCounter, type RateLimit } from '@/lib/http/rate-limit';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { prisma } from '@/lib/store/db';
+import { hotQuery } from '@/lib/store/hot';
 
 /**
  * Who may reach a thread or a run: the one access rule every route and lib/chat apply.
@@ -86,10 +87,10 @@ export function checkThreadOwner(thread: ThreadInfo | null, input: { actor: Acto
  */
 export async function readThreadCounting(threadId: string, rateLimit: RateLimit): Promise<ThreadInfo | null> {
   const counter = windowCounter(rateLimit);
-  const [row] = await prisma().$queryRaw<(Partial<ThreadInfo> & { found: boolean; rateCount: number | null; ratePrevious: number })[]>`
+  const [row] = await hotQuery<(Partial<ThreadInfo> & { found: boolean; rateCount: number | null; ratePrevious: number })[]>(prisma(), Prisma.sql`
     WITH ${counter.cte}
     SELECT t.resource_id AS "resourceId", t.title, t.agent_id AS "agentId", t.deleted_at AS "deletedAt", t.id IS NOT NULL AS found, ${counter.columns}
-    FROM (SELECT 1) one LEFT JOIN threads t ON t.id = ${threadId}`;
+    FROM (SELECT 1) one LEFT JOIN threads t ON t.id = ${threadId}`);
   enforceRateLimit(rateLimit.limit, counter.result(row)!);
   return row.found ? { resourceId: row.resourceId!, title: row.title!, agentId: row.agentId!, deletedAt: row.deletedAt ?? null } : null;
 }
@@ -112,10 +113,10 @@ export async function assertRunAccess(runId: string, actor: Actor, threadId?: st
       AND (${actor.role}::text <> 'user' OR resource_id = ${actor.id})
       AND (${threadId ?? null}::text IS NULL OR thread_id = ${threadId ?? null}))`;
     counter = windowCounter(rateLimit, reachable);
-    [run] = await prisma().$queryRaw<Row[]>`
+    [run] = await hotQuery<Row[]>(prisma(), Prisma.sql`
       WITH ${counter.cte}
       SELECT r.agent_id AS "agentId", r.thread_id AS "threadId", r.resource_id AS "resourceId", r.parent_run_id AS "parentRunId", ${counter.columns}
-      FROM runs r WHERE r.id = ${runId}`;
+      FROM runs r WHERE r.id = ${runId}`);
   } else {
     const found = await prisma().run.findUnique({
       where: { id: runId },

@@ -2,6 +2,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { env } from '@/lib/env';
 import { PrismaClient } from '@/lib/generated/prisma/client';
+import { registerPool } from './hot';
 
 /**
  * The pg pool settings every connection of the app uses.
@@ -50,10 +51,13 @@ export function createPrismaClient(databaseUrl = env().DATABASE_URL, options: Pr
   if (!databaseUrl) throw new Error('DATABASE_URL is not set; start the app with `npm run dev`.');
   const config = poolConfig(databaseUrl, options.maxConnections ?? env().DATABASE_POOL_SIZE);
   const pool = options.pool ? options.pool(config) : new pg.Pool(config);
-  return new PrismaClient({
+  const client = new PrismaClient({
     adapter: new PrismaPg(pool, { disposeExternalPool: true }),
     transactionOptions: { maxWait: 10_000, timeout: 15_000 },
   });
+  // The hot statements (./hot.ts) run on this pool as named prepared statements.
+  registerPool(client, pool);
+  return client;
 }
 
 const globalForPrisma = globalThis as unknown as { countersignPrisma?: PrismaClient };

@@ -19,6 +19,7 @@ import type { PolicyEvaluation } from '@/lib/agent/data-policy';
 import type { Approvers } from '@/lib/agent/tool';
 import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
 import { titleFromRequest } from './thread-title';
+import { hotQuery } from './hot';
 import { decisionDataHash } from '@/lib/audit/chain';
 
 /*
@@ -296,7 +297,7 @@ export class PrismaAgentStore implements AgentStore {
     // The CASE runs its subqueries only for a thread that does not exist yet.
     const base = titleFromRequest(title ?? '');
     const numbered = `${base.replace(/[\\%_]/g, '\\$&')} (%)`;
-    const rows = await this.db.$queryRaw<{ history: ModelMessage[]; open: PendingRow[]; waiting: { runId: string; state: RunState }[] }[]>`
+    const rows = await hotQuery<{ history: ModelMessage[]; open: PendingRow[]; waiting: { runId: string; state: RunState }[] }[]>(this.db, Prisma.sql`
       WITH input AS (SELECT ${jsonb(run.state)} AS state),
       thread AS (
         INSERT INTO threads (id, resource_id, agent_id, title)
@@ -353,20 +354,20 @@ export class PrismaAgentStore implements AgentStore {
       SELECT history.messages AS history,
         (SELECT coalesce(json_agg(o ORDER BY o.seq), '[]') FROM open o) AS open,
         (SELECT coalesce(json_agg(json_build_object('runId', w."runId", 'state', w.state) ORDER BY w.first), '[]') FROM waiting w) AS waiting
-      FROM run, history`;
+      FROM run, history`);
     if (rows.length === 0) throw new Error(`Thread ${run.threadId} belongs to another resource or was deleted`);
     return { history: rows[0].history, open: rows[0].open.map(pendingFromJson), waiting: rows[0].waiting };
   }
 
   async startChildRun({ run, delegation }: { run: RunRecord; delegation: NewPendingCall }) {
-    await this.db.$executeRaw`
+    await hotQuery(this.db, Prisma.sql`
       WITH child AS (
         INSERT INTO runs (id, thread_id, resource_id, requested_by, agent_id, parent_run_id, message_id, status, state)
         VALUES (${run.id}, ${run.threadId}, ${run.resourceId}, ${run.requestedBy}, ${run.agentId}, ${run.parentRunId}, ${run.messageId}, ${run.status}, ${jsonb(run.state)})
       ),
       delegation AS (${insertPendingCalls([delegation], 'waiting')}),
       parent AS (UPDATE runs SET open_calls = open_calls + 1 WHERE id = ${delegation.runId})
-      SELECT 1`;
+      SELECT 1`);
   }
 
   async addUserMessage({ threadId, runId, message }: { threadId: string; runId: string; message: ModelMessage }) {
@@ -381,11 +382,11 @@ export class PrismaAgentStore implements AgentStore {
   }
 
   async loadDecisionTarget({ rootRunId }: { rootRunId: string }) {
-    const rows = await this.db.$queryRaw<(Omit<RunSummary, 'status'> & { status: string; calls: PendingRow[] | null })[]>`
+    const rows = await hotQuery<(Omit<RunSummary, 'status'> & { status: string; calls: PendingRow[] | null })[]>(this.db, Prisma.sql`
       SELECT r.id, r.thread_id AS "threadId", r.resource_id AS "resourceId", r.requested_by AS "requestedBy", r.agent_id AS "agentId",
         r.parent_run_id AS "parentRunId", r.message_id AS "messageId", r.status, r.state IS NOT NULL AS "hasState",
         (SELECT json_agg(p ORDER BY p.seq) FROM (SELECT ${pendingColumns('c')}, c.seq FROM pending_tool_calls c WHERE c.root_run_id = r.id) p) AS calls
-      FROM runs r WHERE r.id = ${rootRunId}`;
+      FROM runs r WHERE r.id = ${rootRunId}`);
     const [row] = rows;
     if (!row) return { run: null, calls: [] };
     const { calls, ...run } = row;
@@ -401,7 +402,7 @@ export class PrismaAgentStore implements AgentStore {
   }
 
   async suspendRun({ runId, state, pendingCalls, events, finalEvents = [] }: Parameters<AgentStore['suspendRun']>[0]) {
-    const rows = await this.db.$queryRaw<{ status: string }[]>`
+    const rows = await hotQuery<{ status: string }[]>(this.db, Prisma.sql`
       WITH pending AS (${insertPendingCalls(pendingCalls, 'pending')}),
       run AS (
         UPDATE runs SET
@@ -413,22 +414,22 @@ export class PrismaAgentStore implements AgentStore {
         RETURNING status
       ),
       events AS (${insertEvents(runId, [...events, ...finalEvents], Prisma.sql`e.n <= ${events.length} OR (SELECT status FROM run) = 'suspended'`)})
-      SELECT status FROM run`;
+      SELECT status FROM run`);
     if (rows.length === 0) throw new Error(`No run ${runId}`);
     if (pendingCalls.length > 0) this.hooks.afterSuspend?.(pendingCalls);
     return rows[0].status === 'running';
   }
 
   async saveRunState({ runId, state, events }: { runId: string; state: RunState; events: AgentChunk[] }) {
-    await this.db.$executeRaw`
+    await hotQuery(this.db, Prisma.sql`
       WITH events AS (${insertEvents(runId, events)})
-      UPDATE runs SET state = ${jsonb(state)}, updated_at = now() WHERE id = ${runId}`;
+      UPDATE runs SET state = ${jsonb(state)}, updated_at = now() WHERE id = ${runId}`);
   }
 
   async finishRun({ runId, status, error, events, newMessages }: Parameters<AgentStore['finishRun']>[0]) {
     const messages = newMessages.map((message) => ({ id: randomUUID(), role: message.role, content: message.content }));
     // The resume state goes; conversation, events, pending rows and decisions stay (behaviour §5).
-    await this.db.$executeRaw`
+    await hotQuery(this.db, Prisma.sql`
       WITH events AS (${insertEvents(runId, events)}),
       run AS (
         UPDATE runs SET status = ${status}, error = ${error ?? null}, state = NULL, updated_at = now()
@@ -439,7 +440,7 @@ export class PrismaAgentStore implements AgentStore {
       SELECT m.message ->> 'id', run.thread_id, m.message ->> 'role', m.message -> 'content', ${runId}
       FROM run, jsonb_array_elements(${jsonb(messages)}) WITH ORDINALITY AS m(message, n)
       WHERE run.parent_run_id IS NULL
-      ORDER BY m.n`;
+      ORDER BY m.n`);
   }
 
   async listPendingCalls({ runId }: { runId: string }) {
@@ -448,14 +449,14 @@ export class PrismaAgentStore implements AgentStore {
   }
 
   async closeDelegation({ childRunId, status, output }: { childRunId: string; status: 'completed' | 'failed'; output: CallOutcome }) {
-    const rows = await this.db.$queryRaw<ContinuationRow[]>`
+    const rows = await hotQuery<ContinuationRow[]>(this.db, Prisma.sql`
       WITH delegation AS (
         UPDATE pending_tool_calls SET status = ${status}, output = ${jsonb(output)}
         WHERE child_run_id = ${childRunId} AND kind = 'delegation' AND status = 'waiting'
         RETURNING run_id
       ),
       ${closeOneCall(Prisma.sql`(SELECT run_id FROM delegation)`)}
-      SELECT * FROM closed_run`;
+      SELECT * FROM closed_run`);
     return continuation(rows);
   }
 
@@ -477,7 +478,7 @@ export class PrismaAgentStore implements AgentStore {
     const byDeadline = input.byDeadline === true;
     const actorRole = Prisma.sql`CASE WHEN ${byDeadline}::boolean THEN 'system' ELSE ${actor.role} END`;
     const dataHash = decisionDataHash({ editedArgs: input.edited?.args ?? null, resumeData: input.resumeData ?? null });
-    const rows = await this.db.$queryRaw<(PendingRow & { topMessageId: string; run: RunRow; events: AgentChunk[] | null })[]>`
+    const rows = await hotQuery<(PendingRow & { topMessageId: string; run: RunRow; events: AgentChunk[] | null })[]>(this.db, Prisma.sql`
       WITH root AS (
         SELECT id, message_id FROM runs
         WHERE id = ${input.rootRunId} AND agent_id = ${input.agentId} AND parent_run_id IS NULL AND state IS NOT NULL
@@ -559,7 +560,7 @@ export class PrismaAgentStore implements AgentStore {
       ${input.decision ? decisionEvents(input.decision) : Prisma.sql`events AS (${insertEvents(input.rootRunId, input.topEvents ?? [], Prisma.sql`EXISTS (SELECT 1 FROM claimed)`)})`}
       SELECT c.*, root.message_id AS "topMessageId", (SELECT to_jsonb(x) FROM (SELECT ${runColumns('r')}) x) AS run,
         ${input.decision ? Prisma.sql`(SELECT jsonb_agg(chunk ORDER BY n) FROM chunks)` : Prisma.sql`NULL::jsonb`} AS events
-      FROM claimed c CROSS JOIN root JOIN runs r ON r.id = c."runId"`;
+      FROM claimed c CROSS JOIN root JOIN runs r ON r.id = c."runId"`);
     const [row] = rows;
     if (!row) return null;
     const { topMessageId, run, events, ...call } = row;
@@ -568,7 +569,7 @@ export class PrismaAgentStore implements AgentStore {
 
   async castVote(input: Parameters<AgentStore['castVote']>[0]) {
     const { actor } = input;
-    const rows = await this.db.$queryRaw<{ approvals: number; quorum: number; approvedBy: string[] }[]>`
+    const rows = await hotQuery<{ approvals: number; quorum: number; approvedBy: string[] }[]>(this.db, Prisma.sql`
       WITH vote AS (
         UPDATE pending_tool_calls p SET approved_by = array_append(p.approved_by, ${actor.id})
         WHERE p.id = ${input.pendingCallId} AND p.status = 'pending' AND p.quorum IS NOT NULL
@@ -603,7 +604,7 @@ export class PrismaAgentStore implements AgentStore {
           '{payload,approvedBy}', to_jsonb(v.approved_by))
         FROM vote v WHERE cardinality(v.approved_by) < v.quorum
       )
-      SELECT cardinality(approved_by) AS approvals, quorum, approved_by AS "approvedBy" FROM vote`;
+      SELECT cardinality(approved_by) AS approvals, quorum, approved_by AS "approvedBy" FROM vote`);
     const [row] = rows;
     return row ? { approvals: Number(row.approvals), quorum: Number(row.quorum), approvedBy: row.approvedBy } : null;
   }
@@ -619,17 +620,17 @@ export class PrismaAgentStore implements AgentStore {
       )`;
     if (input.newPendingCall) {
       // A re-suspension closes one call and opens another in its place: the count stays, nobody continues.
-      await this.db.$executeRaw`WITH ${close}, reopened AS (${insertPendingCalls([input.newPendingCall], 'pending')}) SELECT 1`;
+      await hotQuery(this.db, Prisma.sql`WITH ${close}, reopened AS (${insertPendingCalls([input.newPendingCall], 'pending')}) SELECT 1`);
       return null;
     }
-    const rows = await this.db.$queryRaw<ContinuationRow[]>`
+    const rows = await hotQuery<ContinuationRow[]>(this.db, Prisma.sql`
       WITH ${close}, ${closeOneCall(Prisma.sql`(SELECT run_id FROM call)`)}
-      SELECT * FROM closed_run`;
+      SELECT * FROM closed_run`);
     return continuation(rows);
   }
 
   async renewLease({ runId, ms }: { runId: string; ms: number }) {
-    await this.db.$executeRaw`UPDATE runs SET lease_expires_at = now() + make_interval(secs => ${seconds(ms)}) WHERE id = ${runId}`;
+    await hotQuery(this.db, Prisma.sql`UPDATE runs SET lease_expires_at = now() + make_interval(secs => ${seconds(ms)}) WHERE id = ${runId}`);
   }
 
   async listAbandonedRuns({ before, limit }: { before: Date; limit: number }) {

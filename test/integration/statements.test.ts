@@ -21,7 +21,8 @@ import { databaseUrl, newThreadId } from '../support/harness';
 
 const user = { id: 'user-ada', role: 'user' as const };
 const log: string[] = [];
-const db = createPrismaClient(databaseUrl(), { pool: (config) => countingPool(config, log) });
+const named: boolean[] = [];
+const db = createPrismaClient(databaseUrl(), { pool: (config) => countingPool(config, log, named) });
 afterAll(() => db.$disconnect());
 
 /** The counter's value when the next tool starts executing. */
@@ -87,6 +88,18 @@ describe('statements on the hot path', () => {
     // That one statement is the claim, and it saved what was published before the tool ran.
     expect(log[start]).toMatch(/UPDATE pending_tool_calls/);
     expect(log[start]).toMatch(/INSERT INTO run_events/);
+  });
+
+  it('the hot path sends only named prepared statements (parsed and planned once per connection)', async () => {
+    const agent = await runtime();
+    const start = log.length;
+    const paused = await agent.generate('/tool send-email {"to":"named@example.com","subject":"named","body":"x"}', { threadId: newThreadId(), resourceId: user.id });
+    expect(paused.finishReason).toBe('suspended');
+    await (await agent.approveToolCall({ runId: paused.runId, actor: user })).text;
+    const sent = log.slice(start).map((text, i) => ({ text: text.replace(/\s+/g, ' ').slice(0, 80), named: named[start + i] }));
+    const runtimeStatements = sent.filter((statement) => !statement.text.includes('outbox_emails')); // the tool's own write aside
+    expect(runtimeStatements.length).toBeGreaterThanOrEqual(4);
+    expect(runtimeStatements.filter((statement) => !statement.named)).toEqual([]);
   });
 
   it('a decline: 1 statement before its outcome is recorded', async () => {
