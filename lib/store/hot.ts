@@ -20,11 +20,16 @@ import type { Prisma, PrismaClient } from '@/lib/generated/prisma/client';
  * registered pool, and the statement goes through `$queryRaw` as before.
  */
 
-const pools = new WeakMap<object, pg.Pool>();
+/**
+ * Each client's pool, and its `$connect()`: the adapter takes charge of the pool when Prisma
+ * connects (it listens for idle-client errors, and `$disconnect` ends the pool), and Prisma
+ * connects lazily, so a process whose first statements are hot ones connects it first.
+ */
+const pools = new WeakMap<object, { pool: pg.Pool; connected?: Promise<void> }>();
 
 /** Called by `createPrismaClient`: statements of `hotQuery(db, …)` run on `pool`. */
 export function registerPool(db: PrismaClient, pool: pg.Pool) {
-  pools.set(db, pool);
+  pools.set(db, { pool });
 }
 
 /** Statement names by text; the texts are the few the code builds, so the map stays small. */
@@ -54,9 +59,10 @@ export function statementName(text: string): string {
  * @throws pg's `DatabaseError` (with PostgreSQL's `code`) when the statement fails
  */
 export async function hotQuery<T extends unknown[] = unknown[]>(db: PrismaClient, query: Prisma.Sql): Promise<T> {
-  const pool = pools.get(db);
-  if (!pool) return db.$queryRaw<T>(query);
+  const registered = pools.get(db);
+  if (!registered) return db.$queryRaw<T>(query);
+  await (registered.connected ??= db.$connect());
   const text = query.text;
-  const result = await pool.query({ name: statementName(text), text, values: query.values as unknown[] });
+  const result = await registered.pool.query({ name: statementName(text), text, values: query.values as unknown[] });
   return result.rows as T;
 }
