@@ -361,6 +361,29 @@ test.describe('headers', () => {
     expect(await frame.evaluate(() => document.body?.innerText ?? '').catch(() => '')).not.toMatch(/Inbox|Sign in/);
     await rita.close();
   });
+
+  test('event streams are sent uncompressed and marked no-transform, even to a client that accepts gzip', async ({ browser, baseURL }) => {
+    const ada = await contextAs(browser, ACCOUNTS.ada);
+    const cookie = (await ada.storageState()).cookies.map((c) => `${c.name}=${c.value}`).join('; ');
+    const headers = { cookie, origin: baseURL!, 'content-type': 'application/json', 'accept-encoding': 'gzip, deflate, br' };
+    const threadId = `gzip-${crypto.randomUUID()}`;
+    const streams: [string, string, RequestInit][] = [
+      ['chat (UI message stream)', '/api/chat', { method: 'POST', body: JSON.stringify({ id: threadId, messages: [{ id: `m-${threadId}`, role: 'user', parts: [{ type: 'text', text: 'look up customer cus-1' }] }] }) }],
+      ['agents stream (runtime chunks)', '/api/agents/ops-agent/stream', { method: 'POST', body: JSON.stringify({ messages: 'look up customer cus-2', threadId: `${threadId}-agents`, resourceId: 'user-ada' }) }],
+      ['inbox notices', '/api/inbox/events', { method: 'GET' }],
+    ];
+    for (const [what, path, init] of streams) {
+      const controller = new AbortController();
+      const response = await fetch(`${baseURL}${path}`, { ...init, headers, signal: controller.signal });
+      expect(response.status, what).toBe(200);
+      expect(response.headers.get('content-type'), what).toContain('text/event-stream');
+      expect(response.headers.get('content-encoding'), what).toBeNull();
+      expect(response.headers.get('cache-control'), what).toContain('no-transform');
+      if (path !== '/api/inbox/events') expect(await response.text(), what).toContain('data: ');
+      controller.abort();
+    }
+    await ada.close();
+  });
 });
 
 test.describe('live streams', () => {

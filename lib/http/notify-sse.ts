@@ -1,4 +1,5 @@
 import 'server-only';
+import { SSE_HEADERS } from './sse';
 import { acquireStreamSlot } from './stream-slots';
 
 /** Keep-alive comment interval, in ms. */
@@ -80,6 +81,6 @@ export function noticeStreamResponse(input: {
     cancel: close,
   });
   return new Response(stream, {
-    headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' },
+    headers: { 'content-type': 'text/event-stream', ...SSE_HEADERS, connection: 'keep-alive' },
   });
 }

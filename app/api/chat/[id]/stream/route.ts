@@ -2,6 +2,7 @@ import { createUIMessageStreamResponse } from 'ai';
 import { requireActor } from '@/lib/auth/session';
 import { findActiveSegment, tailRunEvents } from '@/lib/chat/tail';
 import { withErrors } from '@/lib/http/errors';
+import { SSE_HEADERS } from '@/lib/http/sse';
 import { acquireStreamSlot, releaseWhenDone } from '@/lib/http/stream-slots';
 import { assertThreadOwner } from '@/lib/runs/access';
 import { uiChunkTransform } from '@/lib/ui-stream/map';
@@ -31,5 +32,5 @@ export const GET = withErrors(async (request: Request, { params }: Params) => {
     messageId: active.messageId,
   });
   const stream = releaseWhenDone({ stream: chunks.pipeThrough(uiChunkTransform(active.runId, describeAppCall)), release, signal: request.signal });
-  return createUIMessageStreamResponse({ stream });
+  return createUIMessageStreamResponse({ stream, headers: SSE_HEADERS });
 });
