@@ -370,7 +370,7 @@ test.describe('headers', () => {
     const streams: [string, string, RequestInit][] = [
       ['chat (UI message stream)', '/api/chat', { method: 'POST', body: JSON.stringify({ id: threadId, messages: [{ id: `m-${threadId}`, role: 'user', parts: [{ type: 'text', text: 'look up customer cus-1' }] }] }) }],
       ['agents stream (runtime chunks)', '/api/agents/ops-agent/stream', { method: 'POST', body: JSON.stringify({ messages: 'look up customer cus-2', threadId: `${threadId}-agents`, resourceId: 'user-ada' }) }],
-      ['inbox notices', '/api/inbox/events', { method: 'GET' }],
+      ['thread notices', `/api/chat/${threadId}/events`, { method: 'GET' }],
     ];
     for (const [what, path, init] of streams) {
       const controller = new AbortController();
@@ -379,7 +379,7 @@ test.describe('headers', () => {
       expect(response.headers.get('content-type'), what).toContain('text/event-stream');
       expect(response.headers.get('content-encoding'), what).toBeNull();
       expect(response.headers.get('cache-control'), what).toContain('no-transform');
-      if (path !== '/api/inbox/events') expect(await response.text(), what).toContain('data: ');
+      if (!path.endsWith('/events')) expect(await response.text(), what).toContain('data: ');
       controller.abort();
     }
     await ada.close();
