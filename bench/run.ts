@@ -6,7 +6,8 @@
  * table in README.md between the bench markers. Not part of `npm test`.
  *
  * Options: --n (samples per figure and round, default 40), --rounds (3), --warmup (5),
- * --clients (20), --throughput-runs (100 per round), --no-http, --no-inbox, --inbox-rows
+ * --clients (20), --throughput-runs (400 per round: a batch must last long enough that its start and
+ * end, when fewer than 20 clients are busy, do not decide the rate), --no-http, --no-inbox, --inbox-rows
  * (1000000), --rebuild, --readme, --profile (CPU profiles of the HTTP server, written to
  * .data/bench/profiles when it stops; open them in Chrome DevTools), --classifier-only (only the
  * classifier's figure, printed; no database, no peer, no result file). Environment: BENCH_PG_PORT (54359), BENCH_PORT (3300),
@@ -41,7 +42,7 @@ const { values: options } = parseArgs({
     rounds: { type: 'string', default: '3' },
     warmup: { type: 'string', default: '5' },
     clients: { type: 'string', default: '20' },
-    'throughput-runs': { type: 'string', default: '100' },
+    'throughput-runs': { type: 'string', default: '400' },
     'inbox-rows': { type: 'string', default: '1000000' },
     'no-http': { type: 'boolean', default: false },
     'no-inbox': { type: 'boolean', default: false },
