@@ -61,7 +61,11 @@ export function statementName(text: string): string {
 export async function hotQuery<T extends unknown[] = unknown[]>(db: PrismaClient, query: Prisma.Sql): Promise<T> {
   const registered = pools.get(db);
   if (!registered) return db.$queryRaw<T>(query);
-  await (registered.connected ??= db.$connect());
+  await (registered.connected ??= db.$connect().catch((error: unknown) => {
+    // Not cached: the next statement tries again (the database may be back by then).
+    registered.connected = undefined;
+    throw error;
+  }));
   const text = query.text;
   const result = await registered.pool.query({ name: statementName(text), text, values: query.values as unknown[] });
   return result.rows as T;
