@@ -56,17 +56,37 @@ export function statementName(text: string): string {
  * @param db the Prisma client whose pool to use
  * @param query the statement, built with `Prisma.sql`
  * @returns the rows, as pg reads them (`T` is the array type, as for `$queryRaw<T>`)
- * @throws pg's `DatabaseError` (with PostgreSQL's `code`) when the statement fails
+ * @throws pg's `DatabaseError` (with PostgreSQL's `code`) when the statement fails; a statement that
+ *   fails only because its preparation went stale (see `STALE_STATEMENT`) is run again unprepared
  */
 export async function hotQuery<T extends unknown[] = unknown[]>(db: PrismaClient, query: Prisma.Sql): Promise<T> {
   const registered = pools.get(db);
-  if (!registered) return db.$queryRaw<T>(query);
+  // `$disconnect` ends the registered pool; Prisma then reconnects with a pool of its own.
+  if (!registered || registered.pool.ended) return db.$queryRaw<T>(query);
   await (registered.connected ??= db.$connect().catch((error: unknown) => {
     // Not cached: the next statement tries again (the database may be back by then).
     registered.connected = undefined;
     throw error;
   }));
   const text = query.text;
-  const result = await registered.pool.query({ name: statementName(text), text, values: query.values as unknown[] });
-  return result.rows as T;
+  const client = await registered.pool.connect();
+  try {
+    const result = await client.query({ name: statementName(text), text, values: query.values as unknown[] });
+    client.release();
+    return result.rows as T;
+  } catch (error) {
+    if (!STALE_STATEMENT.has((error as { code?: string }).code ?? '')) {
+      client.release();
+      throw error;
+    }
+    // pg believes the statement is prepared on this connection, and PostgreSQL no longer has it
+    // (a pooler or DISCARD ALL dropped it), or a migration changed a column it returns. The
+    // connection is closed, so its memory of prepared statements goes with it, and this statement
+    // runs unprepared; the next one prepares again on a fresh connection.
+    client.release(error as Error);
+    return db.$queryRaw<T>(query);
+  }
 }
+
+/** PostgreSQL's codes for a prepared statement that no longer matches: 26000 gone, 0A000 result type changed. */
+const STALE_STATEMENT = new Set(['26000', '0A000']);
