@@ -31,6 +31,7 @@ test.describe('user administration (/admin/users)', () => {
     await expect(handover).toContainText(email);
     const password = await page.getByTestId('temporary-password').inputValue();
     expect(password.length).toBeGreaterThanOrEqual(20);
+    await checkAccessible(page, 'admin-users-handover');
     const row = page.locator(`[data-testid="user-row"][data-email="${email}"]`);
     await expect(row.getByTestId('user-role')).toHaveValue('reviewer');
     const [{ id: niaId }] = await db.query<{ id: string }>('SELECT id FROM users WHERE email = $1', [email]);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { MastraClient } from '@mastra/client-js';
 import type { APIRequestContext } from '@playwright/test';
 import { ACCOUNTS, expect, signIn, test } from './support';
+import { checkAccessible, DESKTOP, MOBILE } from './ui';
 import { BASE_URL } from './config';
 
 type Chunk = { type: string; runId: string; payload: Record<string, any> };
@@ -63,6 +64,12 @@ test.describe('API keys', () => {
     await page.getByTestId('create-key').click();
     const secret = await page.getByTestId('new-key-value').inputValue();
     expect(secret).toMatch(/^cs_[A-Za-z]{64}$/);
+    // The shown-once panel (components/ui/shown-once.tsx) passes axe, wide and narrow.
+    for (const size of [DESKTOP, MOBILE]) {
+      await page.setViewportSize(size);
+      await checkAccessible(page, 'api-keys-new-key');
+    }
+    await page.setViewportSize(DESKTOP);
     await page.getByTestId('new-key-done').click();
     await expect(page.getByTestId('new-key-secret')).toHaveCount(0);
     const row = page.getByTestId('key-row').filter({ hasText: name });

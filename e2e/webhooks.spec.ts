@@ -42,6 +42,9 @@ test('an admin registers an endpoint, a pending call is delivered signed and log
     await expect(page.getByTestId('webhook-secret')).toContainText(url);
     const secret = await page.getByTestId('webhook-secret-value').inputValue();
     expect(secret).toMatch(/^whsec_/);
+    await page.setViewportSize(MOBILE);
+    await checkAccessible(page, 'webhooks-new-secret');
+    await page.setViewportSize(DESKTOP);
     const row = page.locator(`[data-testid="webhook-endpoint"][data-url="${url}"]`);
     await expect(row).toContainText('call.pending');
     [{ id: endpointId }] = await db.query<{ id: string }>('SELECT id FROM webhook_endpoints WHERE url = $1', [url]);

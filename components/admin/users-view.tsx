@@ -1,6 +1,6 @@
 'use client';
 
-import { Copy, KeyRound, Plus, UserCheck, UserX, Users } from 'lucide-react';
+import { KeyRound, Plus, UserCheck, UserX, Users } from 'lucide-react';
 import { useId, useRef, useState } from 'react';
 import { toast } from 'sonner';
 import type { Viewer } from '@/components/ui/account-menu';
@@ -8,6 +8,7 @@ import { AlertDialog, AlertDialogCancel } from '@/components/ui/alert-dialog';
 import { AppNav } from '@/components/ui/app-nav';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
+import { ShownOnce } from '@/components/ui/shown-once';
 import { ErrorNotice } from '@/components/ui/error-notice';
 import type { FriendlyError } from '@/components/ui/api-error';
 import { sendJson } from '@/components/ui/send-json';
@@ -303,39 +304,16 @@ function AddUser({ onCreated, onError }: { onCreated: (user: ManagedUser, passwo
 }
 
 function HandoverNotice({ handover, onDone }: { handover: Handover; onDone: () => void }) {
-  const id = useId();
   return (
-    <section aria-labelledby={`${id}-heading`} data-testid="password-handover" className="flex flex-col gap-2 rounded-lg border border-primary/40 bg-primary/5 p-4">
-      <h2 id={`${id}-heading`} className="text-sm font-semibold">
-        {handover.created ? `Account created for ${handover.email}` : `New password for ${handover.email}`}
-      </h2>
-      <p className="text-sm text-muted-foreground">Hand this temporary password over safely; it is shown only now. They can change it after signing in.</p>
-      <div className="flex flex-col gap-2 sm:flex-row">
-        <label htmlFor={`${id}-password`} className="sr-only">
-          Temporary password
-        </label>
-        <Input id={`${id}-password`} readOnly value={handover.password} data-testid="temporary-password" className="font-mono text-xs" onFocus={(event) => event.currentTarget.select()} />
-        <Button
-          size="sm"
-          variant="outline"
-          className="h-9"
-          onClick={async () => {
-            try {
-              await navigator.clipboard.writeText(handover.password);
-              toast('Password copied');
-            } catch {
-              toast('Copying was refused; select the password and copy it yourself.');
-            }
-          }}
-        >
-          <Copy aria-hidden /> Copy
-        </Button>
-      </div>
-      <div>
-        <Button size="sm" variant="primary" onClick={onDone}>
-          Done
-        </Button>
-      </div>
-    </section>
+    <ShownOnce
+      title={handover.created ? `Account created for ${handover.email}` : `New password for ${handover.email}`}
+      value={handover.password}
+      noun="password"
+      label="Temporary password"
+      onDone={onDone}
+      testIds={{ panel: 'password-handover', value: 'temporary-password' }}
+    >
+      Hand this temporary password over safely; it is shown only now. They can change it after signing in.
+    </ShownOnce>
   );
 }

@@ -1,6 +1,6 @@
 'use client';
 
-import { Copy, Pencil, Plus, RefreshCw, RotateCcw, Send, Trash2, Webhook } from 'lucide-react';
+import { Pencil, Plus, RefreshCw, RotateCcw, Send, Trash2, Webhook } from 'lucide-react';
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import { toast } from 'sonner';
 import type { Viewer } from '@/components/ui/account-menu';
@@ -8,6 +8,7 @@ import { AlertDialog, AlertDialogCancel } from '@/components/ui/alert-dialog';
 import { AppNav } from '@/components/ui/app-nav';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
+import { ShownOnce } from '@/components/ui/shown-once';
 import { ErrorNotice } from '@/components/ui/error-notice';
 import type { FriendlyError } from '@/components/ui/api-error';
 import { sendJson } from '@/components/ui/send-json';
@@ -347,43 +348,18 @@ function AddEndpoint({ onCreated, onError }: { onCreated: (endpoint: WebhookEndp
 }
 
 function SecretNotice({ handover, onDone }: { handover: Handover; onDone: () => void }) {
-  const id = useId();
   return (
-    <section aria-labelledby={`${id}-heading`} data-testid="webhook-secret" className="flex flex-col gap-2 rounded-lg border border-primary/40 bg-primary/5 p-4">
-      <h2 id={`${id}-heading`} className="text-sm font-semibold break-all">
-        {handover.rotated ? `New signing secret for ${handover.url}` : `Signing secret for ${handover.url}`}
-      </h2>
-      <p className="text-sm text-muted-foreground">
-        Give it to the receiver to verify signatures; it is shown only now.
-        {handover.rotated ? ' The old secret keeps signing too for 24 hours.' : ''}
-      </p>
-      <div className="flex flex-col gap-2 sm:flex-row">
-        <label htmlFor={`${id}-secret`} className="sr-only">
-          Signing secret
-        </label>
-        <Input id={`${id}-secret`} readOnly value={handover.secret} data-testid="webhook-secret-value" className="font-mono text-xs" onFocus={(event) => event.currentTarget.select()} />
-        <Button
-          size="sm"
-          variant="outline"
-          className="h-9"
-          onClick={async () => {
-            try {
-              await navigator.clipboard.writeText(handover.secret);
-              toast('Secret copied');
-            } catch {
-              toast('Copying was refused; select the secret and copy it yourself.');
-            }
-          }}
-        >
-          <Copy aria-hidden /> Copy
-        </Button>
-      </div>
-      <div>
-        <Button size="sm" variant="primary" onClick={onDone}>
-          Done
-        </Button>
-      </div>
-    </section>
+    <ShownOnce
+      title={handover.rotated ? `New signing secret for ${handover.url}` : `Signing secret for ${handover.url}`}
+      value={handover.secret}
+      noun="secret"
+      label="Signing secret"
+      onDone={onDone}
+      testIds={{ panel: 'webhook-secret', value: 'webhook-secret-value' }}
+    >
+      Give it to the receiver to verify signatures; it is shown only now.
+      {handover.rotated ? ' The old secret keeps signing too for 24 hours.' : ''}
+    </ShownOnce>
   );
 }
 

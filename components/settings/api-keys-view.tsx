@@ -1,6 +1,6 @@
 'use client';
 
-import { Check, Copy, KeyRound, Plus, Trash2 } from 'lucide-react';
+import { KeyRound, Plus, Trash2 } from 'lucide-react';
 import { useId, useRef, useState } from 'react';
 import { toast } from 'sonner';
 import type { Viewer } from '@/components/ui/account-menu';
@@ -8,6 +8,7 @@ import { AlertDialog, AlertDialogCancel } from '@/components/ui/alert-dialog';
 import { AppNav } from '@/components/ui/app-nav';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
+import { ShownOnce } from '@/components/ui/shown-once';
 import { ErrorNotice } from '@/components/ui/error-notice';
 import type { FriendlyError } from '@/components/ui/api-error';
 import { sendJson } from '@/components/ui/send-json';
@@ -253,45 +254,17 @@ function CreateKeyForm({
 }
 
 function NewSecret({ secret, onDone }: { secret: { name: string; value: string }; onDone: () => void }) {
-  const [copied, setCopied] = useState(false);
-  const id = useId();
   return (
-    <section
-      aria-labelledby={`${id}-heading`}
-      data-testid="new-key-secret"
-      className="flex flex-col gap-3 rounded-lg border border-primary/40 bg-primary/5 p-4"
+    <ShownOnce
+      title={`Copy “${secret.name}” now`}
+      value={secret.value}
+      noun="key"
+      label="The new key"
+      markCopied
+      onDone={onDone}
+      testIds={{ panel: 'new-key-secret', value: 'new-key-value', done: 'new-key-done' }}
     >
-      <h2 id={`${id}-heading`} className="text-sm font-semibold">
-        Copy “{secret.name}” now
-      </h2>
-      <p className="text-sm text-muted-foreground">This is the only time the key is shown. Store it somewhere safe; if you lose it, revoke it and create another.</p>
-      <div className="flex flex-col gap-2 sm:flex-row">
-        <label htmlFor={`${id}-value`} className="sr-only">
-          The new key
-        </label>
-        <Input id={`${id}-value`} readOnly value={secret.value} data-testid="new-key-value" className="font-mono text-xs" onFocus={(event) => event.currentTarget.select()} />
-        <Button
-          size="sm"
-          variant="outline"
-          className="h-9"
-          onClick={async () => {
-            try {
-              await navigator.clipboard.writeText(secret.value);
-              setCopied(true);
-              toast('Key copied');
-            } catch {
-              toast('Copying was refused; select the key and copy it yourself.');
-            }
-          }}
-        >
-          {copied ? <Check aria-hidden /> : <Copy aria-hidden />} {copied ? 'Copied' : 'Copy'}
-        </Button>
-      </div>
-      <div>
-        <Button size="sm" variant="primary" onClick={onDone} data-testid="new-key-done">
-          Done
-        </Button>
-      </div>
-    </section>
+      This is the only time the key is shown. Store it somewhere safe; if you lose it, revoke it and create another.
+    </ShownOnce>
   );
 }
