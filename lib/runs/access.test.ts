@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mayReachRun, ownsThread, reachableRuns } from './access';
+import { checkRunAccess, mayReachRun, ownsThread, reachableRuns } from './access';
 
 describe('the access rule', () => {
   const ada = { id: 'user-ada', role: 'user' as const };
@@ -21,5 +21,16 @@ describe('the access rule', () => {
   it('run listings are narrowed to the end user’s own runs, whatever they ask for', () => {
     expect(reachableRuns({ resourceId: 'user-ben', page: 1 }, ada)).toEqual({ resourceId: 'user-ada', page: 1 });
     expect(reachableRuns({ resourceId: 'user-ben' }, rita)).toEqual({ resourceId: 'user-ben' });
+  });
+
+  it('the run rule on a row read already: top-level, reachable, and of the named thread; anything else is 404 NO_SNAPSHOT_FOUND', () => {
+    const run = { agentId: 'ops-agent', threadId: 'thread-1', resourceId: 'user-ada', parentRunId: null };
+    expect(checkRunAccess(run, 'run-1', ada, 'thread-1')).toEqual({ agentId: 'ops-agent', threadId: 'thread-1' });
+    expect(checkRunAccess({ ...run, resourceId: 'user-ben' }, 'run-1', rita)).toEqual({ agentId: 'ops-agent', threadId: 'thread-1' });
+    const refused = { status: 404, code: 'NO_SNAPSHOT_FOUND' };
+    expect(() => checkRunAccess(null, 'run-1', ada)).toThrow(expect.objectContaining(refused));
+    expect(() => checkRunAccess({ ...run, resourceId: 'user-ben' }, 'run-1', ada)).toThrow(expect.objectContaining(refused));
+    expect(() => checkRunAccess({ ...run, parentRunId: 'run-0' }, 'run-1', ada)).toThrow(expect.objectContaining(refused));
+    expect(() => checkRunAccess(run, 'run-1', ada, 'thread-2')).toThrow(expect.objectContaining(refused));
   });
 });

@@ -86,13 +86,61 @@ export function checkThreadOwner(thread: ThreadInfo | null, input: { actor: Acto
  * @throws ApiError 429 RATE_LIMITED
  */
 export async function readThreadCounting(threadId: string, rateLimit: RateLimit): Promise<ThreadInfo | null> {
+  return (await readChatTarget(threadId, null, rateLimit)).thread;
+}
+
+/** A run's row as the run rule needs it (`checkRunAccess`). */
+export type RunAccessRow = { agentId: string; threadId: string; resourceId: string; parentRunId: string | null };
+
+/**
+ * What a chat request addresses, read in one statement that also counts it against `rateLimit`:
+ * the thread `threadId` and, for a decision or an answer sent in the chat body, the run `runId`.
+ * Nothing is checked here: the route applies the thread rule (`checkThreadOwner`) and then the run
+ * rule (`checkRunAccess`), in that order, so a refusal names the thread first as before.
+ * @param runId the run the body decides on, or null for a new message
+ * @returns the thread row and the run row, each null when it does not exist
+ * @throws ApiError 429 RATE_LIMITED
+ */
+export async function readChatTarget(
+  threadId: string,
+  runId: string | null,
+  rateLimit: RateLimit,
+): Promise<{ thread: ThreadInfo | null; run: RunAccessRow | null }> {
   const counter = windowCounter(rateLimit);
-  const [row] = await hotQuery<(Partial<ThreadInfo> & { found: boolean; rateCount: number | null; ratePrevious: number })[]>(prisma(), Prisma.sql`
+  type Row = Partial<ThreadInfo> & { found: boolean; rateCount: number | null; ratePrevious: number } & {
+    runFound: boolean;
+    runAgentId: string | null;
+    runThreadId: string | null;
+    runResourceId: string | null;
+    runParentRunId: string | null;
+  };
+  // The same text with or without a run (r.id = NULL matches nothing): one prepared statement.
+  const [row] = await hotQuery<Row[]>(prisma(), Prisma.sql`
     WITH ${counter.cte}
-    SELECT t.resource_id AS "resourceId", t.title, t.agent_id AS "agentId", t.deleted_at AS "deletedAt", t.id IS NOT NULL AS found, ${counter.columns}
-    FROM (SELECT 1) one LEFT JOIN threads t ON t.id = ${threadId}`);
+    SELECT t.resource_id AS "resourceId", t.title, t.agent_id AS "agentId", t.deleted_at AS "deletedAt", t.id IS NOT NULL AS found,
+      r.id IS NOT NULL AS "runFound", r.agent_id AS "runAgentId", r.thread_id AS "runThreadId", r.resource_id AS "runResourceId",
+      r.parent_run_id AS "runParentRunId", ${counter.columns}
+    FROM (SELECT 1) one LEFT JOIN threads t ON t.id = ${threadId} LEFT JOIN runs r ON r.id = ${runId}::text`);
   enforceRateLimit(rateLimit.limit, counter.result(row)!);
-  return row.found ? { resourceId: row.resourceId!, title: row.title!, agentId: row.agentId!, deletedAt: row.deletedAt ?? null } : null;
+  return {
+    thread: row.found ? { resourceId: row.resourceId!, title: row.title!, agentId: row.agentId!, deletedAt: row.deletedAt ?? null } : null,
+    run: row.runFound
+      ? { agentId: row.runAgentId!, threadId: row.runThreadId!, resourceId: row.runResourceId!, parentRunId: row.runParentRunId }
+      : null,
+  };
+}
+
+/**
+ * The run rule on a run row read already (`readChatTarget`, `assertRunAccess`): the run must be
+ * top-level, reachable by `actor` (`mayReachRun`) and, when `threadId` is given, of that thread.
+ * @returns the run's agent and thread
+ * @throws ApiError 404 NO_SNAPSHOT_FOUND (unknown, not top-level, someone else's, or of another thread)
+ */
+export function checkRunAccess(run: RunAccessRow | null | undefined, runId: string, actor: Actor, threadId?: string): { agentId: string; threadId: string } {
+  if (!run || run.parentRunId !== null || !mayReachRun(run, actor) || (threadId && run.threadId !== threadId)) {
+    throw new ApiError(404, 'NO_SNAPSHOT_FOUND', `No paused run ${runId}.`);
+  }
+  return { agentId: run.agentId, threadId: run.threadId };
 }
 
 /**
@@ -104,7 +152,7 @@ export async function readThreadCounting(threadId: string, rateLimit: RateLimit)
  *   thread), 429 RATE_LIMITED
  */
 export async function assertRunAccess(runId: string, actor: Actor, threadId?: string, rateLimit?: RateLimit): Promise<{ agentId: string; threadId: string }> {
-  type Row = { agentId: string; threadId: string; resourceId: string; parentRunId: string | null; rateCount: number | null; ratePrevious: number };
+  type Row = RunAccessRow & { rateCount: number | null; ratePrevious: number };
   let run: Row | undefined;
   let counter: ReturnType<typeof windowCounter> | undefined;
   if (rateLimit) {
@@ -124,13 +172,11 @@ export async function assertRunAccess(runId: string, actor: Actor, threadId?: st
     });
     run = found ? { ...found, rateCount: null, ratePrevious: 0 } : undefined;
   }
-  if (!run || run.parentRunId !== null || !mayReachRun(run, actor) || (threadId && run.threadId !== threadId)) {
-    throw new ApiError(404, 'NO_SNAPSHOT_FOUND', `No paused run ${runId}.`);
-  }
+  const reached = checkRunAccess(run, runId, actor, threadId);
   if (rateLimit && counter) {
-    const counted = counter.result(run);
+    const counted = counter.result(run!); // run exists: checkRunAccess threw otherwise
     // The SQL condition mirrors the rule just checked; if they ever disagree, count the usual way.
     enforceRateLimit(rateLimit.limit, counted ?? (await countInWindowOf(rateLimit)));
   }
-  return { agentId: run.agentId, threadId: run.threadId };
+  return reached;
 }

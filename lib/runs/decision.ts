@@ -4,7 +4,7 @@ import type { Actor } from '@/lib/agent/tool';
 import { readBodyText } from '@/lib/http/errors';
 import { withIdempotency } from '@/lib/http/idempotency';
 import { apiRateLimit, consumeApiRateLimit } from '@/lib/http/rate-limit';
-import { assertRunAccess, assertThreadOwner } from './access';
+import { assertRunAccess, assertThreadOwner, checkRunAccess, type RunAccessRow } from './access';
 import { defaultAgentId, getAgent } from './agents';
 
 /**
@@ -35,6 +35,12 @@ export interface DecisionContext {
   threadId?: string;
   /** The per-person limit this request counts against once its target is known reachable. */
   rateLimit?: 'agents' | 'runs';
+  /**
+   * The run's row, read already with the request's other reads (the chat body: `readChatTarget`),
+   * or null when that read found no such run. Given, the run rule is applied to it without reading
+   * the run again; not combined with `rateLimit`, which counts in the run's own read.
+   */
+  run?: RunAccessRow | null;
 }
 
 /** A decision accepted: the run and call it claimed, and the continuation (running in the background). */
@@ -82,8 +88,11 @@ export async function decideToolCall(command: DecisionCommand, context: Decision
     const { runId, toolCallId, continuation } = await agent.sendToolApproval({ ...command, actor });
     return { runId, toolCallId, continuation };
   }
-  // The access check and the rate limit's count are one statement.
-  const run = await assertRunAccess(command.runId, actor, context.threadId, context.rateLimit && apiRateLimit(context.rateLimit, actor.id));
+  // The access check and the rate limit's count are one statement, or none when the run was read already.
+  const run =
+    context.run !== undefined && !context.rateLimit
+      ? checkRunAccess(context.run, command.runId, actor, context.threadId)
+      : await assertRunAccess(command.runId, actor, context.threadId, context.rateLimit && apiRateLimit(context.rateLimit, actor.id));
   const agent = context.agent ?? getAgent(run.agentId);
   const target = { runId: command.runId, toolCallId: command.toolCallId, actor };
   let continuation: AgentStreamResult;

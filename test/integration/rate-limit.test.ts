@@ -103,4 +103,20 @@ describe('access checks count the rate limit in the same statement', () => {
     expect(await readThreadCounting('rl-no-such-thread', { key, limit: 2, windowMs: 60_000 })).toBeNull();
     await expect(readThreadCounting(threadId, { key, limit: 2, windowMs: 60_000 })).rejects.toMatchObject({ status: 429 });
   });
+
+  it('a decision sent in the chat body: its thread and run are read with the request’s count', async () => {
+    const { readChatTarget } = await import('../../lib/runs/access');
+    const threadId = `rl-thread-${crypto.randomUUID()}`;
+    const runId = `rl-run-${crypto.randomUUID()}`;
+    await prisma().$executeRaw`INSERT INTO threads (id, resource_id, agent_id, title) VALUES (${threadId}, 'rl-owner', 'ops-agent', 'Mine')`;
+    await prisma().$executeRaw`INSERT INTO runs (id, thread_id, resource_id, requested_by, agent_id, message_id, status)
+      VALUES (${runId}, ${threadId}, 'rl-owner', 'rl-owner', 'ops-agent', ${crypto.randomUUID()}, 'suspended')`;
+    const key = `rl:${crypto.randomUUID()}`;
+    expect(await readChatTarget(threadId, runId, { key, limit: 2, windowMs: 60_000 })).toEqual({
+      thread: { resourceId: 'rl-owner', title: 'Mine', agentId: 'ops-agent', deletedAt: null },
+      run: { agentId: 'ops-agent', threadId, resourceId: 'rl-owner', parentRunId: null },
+    });
+    expect(await readChatTarget(threadId, 'rl-no-such-run', { key, limit: 2, windowMs: 60_000 })).toMatchObject({ run: null });
+    await expect(readChatTarget(threadId, runId, { key, limit: 2, windowMs: 60_000 })).rejects.toMatchObject({ status: 429 });
+  });
 });

@@ -4,7 +4,7 @@ import { requireActor, requireScope } from '@/lib/auth/session';
 import { ApiError, parseJson, readBodyText, withErrors } from '@/lib/http/errors';
 import { withIdempotency } from '@/lib/http/idempotency';
 import { uiStreamResponse } from '@/lib/http/sse';
-import { checkThreadOwner, readThreadCounting, type ThreadInfo } from '@/lib/runs/access';
+import { checkThreadOwner, readChatTarget, type RunAccessRow, type ThreadInfo } from '@/lib/runs/access';
 import { defaultAgentId, getAgent } from '@/lib/runs/agents';
 import { approvalCommand, decideToolCall } from '@/lib/runs/decision';
 
@@ -16,9 +16,11 @@ export const POST = withErrors(async (request: Request) => {
   if (body.decision || body.resume) requireScope(actor, 'decisions:write');
   const text = body.decision || body.resume ? null : newUserText(body);
   // Counted once the request is well-formed: refusing garbage is cheap and must change nothing. The
-  // thread is read in the same statement; its rule is applied in chat(), as part of the request.
-  const thread = await readThreadCounting(body.id, { key: `chat:${actor.id}`, ...chatRateLimit() });
-  return withIdempotency({ request, actorId: actor.id, body: raw }, () => chat(body, text, actor, thread));
+  // thread, and the run a decision or an answer names, are read in the same statement; their rules
+  // are applied in chat(), as part of the request.
+  const runId = body.decision?.runId ?? body.resume?.runId ?? null;
+  const target = await readChatTarget(body.id, runId, { key: `chat:${actor.id}`, ...chatRateLimit() });
+  return withIdempotency({ request, actorId: actor.id, body: raw }, () => chat(body, text, actor, target));
 });
 
 /**
@@ -39,13 +41,20 @@ function newUserText(body: ChatRequest): string {
   return text;
 }
 
-async function chat(body: ChatRequest, text: string | null, actor: Actor, row: ThreadInfo | null): Promise<Response> {
-  const thread = checkThreadOwner(row, { actor });
-  // A decision in the chat body is the same decision as the runs routes' (lib/runs/decision.ts), on a run of this thread.
+async function chat(
+  body: ChatRequest,
+  text: string | null,
+  actor: Actor,
+  target: { thread: ThreadInfo | null; run: RunAccessRow | null },
+): Promise<Response> {
+  const thread = checkThreadOwner(target.thread, { actor });
+  // A decision in the chat body is the same decision as the runs routes' (lib/runs/decision.ts), on
+  // a run of this thread; the run was read with the thread.
+  const context = { actor, threadId: body.id, run: target.run };
   const decided = body.decision
-    ? await decideToolCall(approvalCommand(body.decision), { actor, threadId: body.id })
+    ? await decideToolCall(approvalCommand(body.decision), context)
     : body.resume
-      ? await decideToolCall({ kind: 'resume', ...body.resume }, { actor, threadId: body.id })
+      ? await decideToolCall({ kind: 'resume', ...body.resume }, context)
       : null;
   if (decided) return uiStreamResponse(decided.continuation);
   const agent = getAgent(thread?.agentId ?? body.agentId ?? defaultAgentId());
