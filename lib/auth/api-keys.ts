@@ -1,11 +1,14 @@
 import 'server-only';
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { recordAuditEvent } from '@/lib/audit/events';
 import { ApiError } from '@/lib/http/errors';
 import { countInWindow } from '@/lib/http/rate-limit';
 import { prisma } from '@/lib/store/db';
+import { notifications } from '@/lib/store/listen';
 import { auth } from './auth';
 import { SCOPES, scopesForRole, type Scope } from './scopes';
+import { SessionCache } from './session-cache';
 
 /**
  * API keys, on better-auth's API-key plugin (it generates the secret, stores only its hash, checks
@@ -37,17 +40,79 @@ export interface KeyIdentity {
   scopes: Scope[];
 }
 
+/** A key better-auth accepted, as the key cache holds it: its identity and its per-minute limit. */
+export interface CheckedApiKey extends KeyIdentity {
+  /** Requests per minute this key may make. */
+  perMinute: number;
+}
+
+/** Longest a checked key is used without asking better-auth again, in ms (changes arrive by NOTIFY at once; this is a safety net). */
+const KEY_CACHE_MAX_AGE_MS = 60_000;
+/** A cached key's last-used time is written at most this often, in ms (the list in /settings/keys shows it). */
+const LAST_REQUEST_EVERY_MS = 60_000;
+
+const globalForKeys = globalThis as unknown as { countersignKeyCache?: SessionCache<CheckedApiKey>; countersignKeyTouched?: Map<string, number> };
+
 /**
- * Verifies a key with the plugin (hash lookup, enabled, expiry; each use sets the key's last-used
- * time), loads its owner, and counts the request against the key's own limit: `rateLimitMax`
- * requests per fixed minute, counted in PostgreSQL like the other limits (the plugin's own counter
- * only restarts after a quiet minute, so a key used steadily would be locked out).
+ * The process-wide cache of checked keys, keyed by the key's SHA-256 (the secret itself is not
+ * kept). An entry is dropped when anything about the key or its owner changes: a trigger on
+ * `api_keys` (enabled, scopes, expiry, limit, owner, deletion) and the one on `users` announce the
+ * owner's id on the `countersign_sessions` channel (session-cache.ts), and revoking on this server
+ * drops the owner's keys before it answers.
+ */
+function keyCache(): SessionCache<CheckedApiKey> {
+  globalForKeys.countersignKeyCache ??= new SessionCache<CheckedApiKey>(
+    {
+      subscribe: (listener) => notifications().subscribe('countersign_sessions', listener),
+      onLost: (listener) => notifications().onLost(listener),
+      get listening() {
+        return notifications().listening;
+      },
+    },
+    { maxAgeMs: KEY_CACHE_MAX_AGE_MS, maxEntries: 10_000 },
+  );
+  return globalForKeys.countersignKeyCache;
+}
+
+/** When each key's last-used time was last written by this process, in ms since the epoch. */
+function keyTouched(): Map<string, number> {
+  globalForKeys.countersignKeyTouched ??= new Map();
+  return globalForKeys.countersignKeyTouched;
+}
+
+/**
+ * Verifies a key and counts the request against the key's own limit: `rateLimitMax` requests per
+ * fixed minute, counted in PostgreSQL like the other limits (the plugin's own counter only restarts
+ * after a quiet minute, so a key used steadily would be locked out).
+ *
+ * A key is checked by the plugin (hash lookup, enabled, expiry) and its owner loaded once; then it
+ * is answered from the in-process key cache until it or its owner changes (`keyCache`), never past
+ * its expiry. Every request is still counted, in one statement; the key's last-used time is
+ * written when the plugin checks it and at most once a minute while it is cached.
  *
  * @throws ApiError 401 API_KEY_INVALID (unknown key), 401 API_KEY_REVOKED, 401 API_KEY_EXPIRED,
  *   401 ACCOUNT_DEACTIVATED (the owner was deactivated), 429 RATE_LIMITED (with retryAfterSeconds;
  *   the key's per-minute limit)
  */
 export async function verifyApiKey(key: string, requestHeaders: Headers): Promise<KeyIdentity> {
+  const cacheKey = createHash('sha256').update(key).digest('hex');
+  const checked = (await keyCache().resolve(cacheKey, () => checkApiKey(key, requestHeaders)))!;
+  const { count, retryAfterSeconds } = await countInWindow({ key: `api-key:${checked.keyId}`, windowMs: 60_000 });
+  if (count > checked.perMinute) {
+    throw new ApiError(429, 'RATE_LIMITED', `This API key made more than ${checked.perMinute} requests this minute; try again in ${retryAfterSeconds} s.`, {
+      retryAfterSeconds,
+    });
+  }
+  await touchKey(checked.keyId);
+  return { user: checked.user, keyId: checked.keyId, scopes: checked.scopes };
+}
+
+/**
+ * The plugin's check of a key (which also sets its last-used time) and its owner's row.
+ * @returns the checked key, its owner's id and when the key expires (ms since the epoch; Infinity: never)
+ * @throws ApiError 401 as `verifyApiKey`
+ */
+async function checkApiKey(key: string, requestHeaders: Headers) {
   // The request's headers only give better-auth the host it is served on (dynamic base URL).
   const result = await auth().api.verifyApiKey({ body: { key }, headers: hostOnly(requestHeaders) });
   if (!result.valid || !result.key) {
@@ -56,21 +121,32 @@ export async function verifyApiKey(key: string, requestHeaders: Headers): Promis
     if (error.code === 'KEY_EXPIRED') throw new ApiError(401, 'API_KEY_EXPIRED', 'This API key has expired.');
     throw new ApiError(401, 'API_KEY_INVALID', 'This API key is not valid.');
   }
+  keyTouched().set(result.key.id, Date.now());
   const user = await prisma().user.findUnique({
     where: { id: result.key.referenceId },
     select: { id: true, role: true, name: true, email: true, banned: true },
   });
   if (!user) throw new ApiError(401, 'API_KEY_INVALID', 'This API key is not valid.');
   if (user.banned) throw new ApiError(401, 'ACCOUNT_DEACTIVATED', 'The account this API key belongs to was deactivated.');
-  const perMinute = result.key.rateLimitMax ?? DEFAULT_KEY_RATE_LIMIT_PER_MINUTE;
-  const { count, retryAfterSeconds } = await countInWindow({ key: `api-key:${result.key.id}`, windowMs: 60_000 });
-  if (count > perMinute) {
-    throw new ApiError(429, 'RATE_LIMITED', `This API key made more than ${perMinute} requests this minute; try again in ${retryAfterSeconds} s.`, {
-      retryAfterSeconds,
-    });
-  }
   const granted = (result.key.permissions as { scopes?: string[] } | null)?.scopes ?? [];
-  return { user, keyId: result.key.id, scopes: SCOPES.filter((scope) => granted.includes(scope)) };
+  const value: CheckedApiKey = {
+    user,
+    keyId: result.key.id,
+    scopes: SCOPES.filter((scope) => granted.includes(scope)),
+    perMinute: result.key.rateLimitMax ?? DEFAULT_KEY_RATE_LIMIT_PER_MINUTE,
+  };
+  const expiresAt = result.key.expiresAt ? new Date(result.key.expiresAt).getTime() : Number.POSITIVE_INFINITY;
+  return { value, userId: user.id, expiresAt };
+}
+
+/** Writes a cached key's last-used time when this process has not written it for a minute. */
+async function touchKey(keyId: string) {
+  const touched = keyTouched();
+  const now = Date.now();
+  if (now - (touched.get(keyId) ?? 0) < LAST_REQUEST_EVERY_MS) return;
+  if (touched.size >= 10_000) touched.clear();
+  touched.set(keyId, now);
+  await prisma().apikey.updateMany({ where: { id: keyId }, data: { lastRequest: new Date(now) } });
 }
 
 export const createKeySchema = z.object({
@@ -154,6 +230,8 @@ export async function revokeApiKey(actor: { id: string; role: Role }, keyId: str
   if (!row) throw new ApiError(404, 'NOT_FOUND', 'There is no such key of yours.');
   const updated = await prisma().apikey.updateMany({ where: { id: keyId, referenceId: actor.id, enabled: true }, data: { enabled: false } });
   if (updated.count === 0) throw new ApiError(409, 'ALREADY_REVOKED', 'This key was already revoked.');
+  // The trigger's announcement reaches every server; this one stops answering from memory at once.
+  keyCache().invalidateUser(row.referenceId);
   await recordAuditEvent({ action: 'api_key.revoked', actor, target: { type: 'api_key', id: keyId }, details: { name: row.name, owner: row.referenceId } });
   return summary({ ...row, enabled: false });
 }
@@ -164,6 +242,7 @@ export async function revokeApiKey(actor: { id: string; role: Role }, keyId: str
  */
 export async function disableAllKeysOf(userId: string): Promise<number> {
   const { count } = await prisma().apikey.updateMany({ where: { referenceId: userId, enabled: true }, data: { enabled: false } });
+  keyCache().invalidateUser(userId);
   return count;
 }
 
