@@ -11,6 +11,7 @@ import { databaseUrl } from '../support/harness';
 let auth: typeof import('../../lib/auth/auth').auth;
 let keys: typeof import('../../lib/auth/api-keys');
 let prisma: typeof import('../../lib/store/db').prisma;
+let notifications: typeof import('../../lib/store/listen').notifications;
 
 beforeAll(async () => {
   process.env.DATABASE_URL = databaseUrl();
@@ -19,6 +20,7 @@ beforeAll(async () => {
   ({ auth } = await import('../../lib/auth/auth'));
   keys = await import('../../lib/auth/api-keys');
   ({ prisma } = await import('../../lib/store/db'));
+  ({ notifications } = await import('../../lib/store/listen'));
 });
 afterAll(() => prisma().$disconnect());
 
@@ -30,12 +32,17 @@ async function userWithKey(role: 'user' | 'reviewer', scopes: string[], perMinut
   const userId = `key-cache-${crypto.randomUUID()}`;
   await prisma().user.create({ data: { id: userId, name: 'Key cache', email: `${userId}@example.com`, role, emailVerified: true } });
   const made = await auth().api.createApiKey({ body: { userId, name: 'cache', prefix: keys.API_KEY_PREFIX } });
+  // Setting the scopes is announced like any change of the key: wait for that announcement, so it
+  // cannot arrive after the key's first use and empty the cache under the test's feet.
+  let announced!: () => void;
+  const announcement = new Promise<void>((resolve) => (announced = resolve));
+  const unsubscribe = await notifications().subscribe('countersign_sessions', (id) => id === userId && announced());
   await prisma().apikey.update({
     where: { id: made.id },
     data: { permissions: JSON.stringify({ scopes }), rateLimitEnabled: false, rateLimitTimeWindow: 60_000, rateLimitMax: perMinute },
   });
-  // Setting the scopes is announced like any change of the key: let that pass before the key is used.
-  await sleep(200);
+  await announcement;
+  unsubscribe();
   return { userId, keyId: made.id, secret: made.key };
 }
 
