@@ -12,6 +12,7 @@ import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { hashPassword } from 'better-auth/crypto';
 import pg from 'pg';
 import { ACCOUNTS, DEMO_PASSWORD, E2E_SERVER_ENV } from '../e2e/config';
+import { stopChild } from '../scripts/stop-child';
 import type { BenchSystem, Milestone, PausedRun, RuntimeInstance } from './model';
 
 const NEXT_BIN = 'node_modules/next/dist/bin/next';
@@ -100,16 +101,7 @@ export async function startApp(options: { databaseUrl: string; port: number; log
   });
   fs.closeSync(out);
   const url = `http://127.0.0.1:${options.port}`;
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      child.once('exit', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-      child.kill('SIGTERM');
-    });
+  const stop = () => stopChild(child, 5_000);
   const deadline = Date.now() + 60_000;
   for (;;) {
     try {

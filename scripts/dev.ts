@@ -5,6 +5,7 @@ import { migrate } from '../lib/db/migrate';
 import { seed } from '../lib/demo/seed';
 import { envOrExit } from '../lib/env';
 import { openDatabase } from './database';
+import { stopChild } from './stop-child';
 
 const mode = process.argv[2] === 'start' ? 'start' : 'dev';
 // A bad variable stops here, before a database is started (Next checks again in instrumentation.ts).
@@ -35,7 +36,8 @@ let stopping = false;
 async function shutdown(code: number) {
   if (stopping) return;
   stopping = true;
-  child.kill('SIGTERM');
+  // The server first, then its database: a server outliving this script would hold the port.
+  await stopChild(child);
   await db.stop().catch(() => {});
   process.exit(code);
 }

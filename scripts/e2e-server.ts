@@ -7,6 +7,7 @@ import { startEmbeddedPostgres } from '../lib/db/embedded';
 import { migrate } from '../lib/db/migrate';
 import { seed } from '../lib/demo/seed';
 import { resetDatabase } from '../test/support/reset';
+import { stopChild } from './stop-child';
 import { E2E_DB, E2E_PORT, E2E_SERVER_ENV } from '../e2e/config';
 
 const external = process.env.E2E_DATABASE_URL;
@@ -25,7 +26,8 @@ let stopping = false;
 async function shutdown() {
   if (stopping) return;
   stopping = true;
-  server.kill('SIGTERM');
+  // The server first, then its database: a server outliving this script would hold the port.
+  await stopChild(server);
   await db.stop().catch(() => {});
   process.exit(0);
 }
