@@ -92,7 +92,8 @@ function keyTouched(): Map<string, number> {
  *
  * @throws ApiError 401 API_KEY_INVALID (unknown key), 401 API_KEY_REVOKED, 401 API_KEY_EXPIRED,
  *   401 ACCOUNT_DEACTIVATED (the owner was deactivated), 429 RATE_LIMITED (with retryAfterSeconds;
- *   the key's per-minute limit)
+ *   the key's per-minute limit); the database's own error (500 INTERNAL at the route) when it
+ *   cannot be reached, never 401
  */
 export async function verifyApiKey(key: string, requestHeaders: Headers): Promise<KeyIdentity> {
   const cacheKey = createHash('sha256').update(key).digest('hex');
@@ -119,6 +120,9 @@ async function checkApiKey(key: string, requestHeaders: Headers) {
     const error = (result.error ?? {}) as { code?: string };
     if (error.code === 'KEY_DISABLED') throw new ApiError(401, 'API_KEY_REVOKED', 'This API key was revoked.');
     if (error.code === 'KEY_EXPIRED') throw new ApiError(401, 'API_KEY_EXPIRED', 'This API key has expired.');
+    // The plugin answers "not valid" for any failure, a database it cannot reach included. A client
+    // told 401 would throw a good key away, so make sure the database answers before saying so.
+    await prisma().$queryRaw`SELECT 1`;
     throw new ApiError(401, 'API_KEY_INVALID', 'This API key is not valid.');
   }
   keyTouched().set(result.key.id, Date.now());
