@@ -11,8 +11,9 @@ import { SCOPES, scopesForRole, type Scope } from './scopes';
 import { SessionCache } from './session-cache';
 
 /**
- * API keys, on better-auth's API-key plugin (it generates the secret, stores only its hash, checks
- * expiry and counts the per-key rate limit in PostgreSQL). Scopes are the key's `permissions`
+ * API keys, on better-auth's API-key plugin (it generates the secret, stores only its hash and
+ * checks a key's state and expiry; the app counts the per-key limit in PostgreSQL and keeps checked
+ * keys in memory, see `verifyApiKey`). Scopes are the key's `permissions`
  * (`{ scopes: [...] }`). Management is for signed-in people through /api/keys; the plugin's own
  * HTTP endpoints are closed (app/api/auth/[...all]/route.ts) so every change is audited here.
  */
