@@ -241,7 +241,7 @@ test.describe('sessions cached per server', () => {
     await second?.kill();
   });
 
-  test('a role change, a deactivation and a sign-out on one server are refused at once on another that had the session cached', async () => {
+  test('a role change, a deactivation and a sign-out on one server apply on another that had the session cached, within the NOTIFY delay', async () => {
     const admin = await sessionCookie(ACCOUNTS.alex);
     const json = { 'content-type': 'application/json', origin: BASE_URL, cookie: admin };
     const email = `cache-${crypto.randomUUID().slice(0, 8)}@example.com`;
@@ -258,6 +258,12 @@ test.describe('sessions cached per server', () => {
       return response.headers.getSetCookie().map((cookie) => cookie.split(';')[0]).join('; ');
     };
     const inboxOnSecond = async (cookie: string) => (await fetch(`${second.url}/api/inbox`, { headers: { cookie } })).status;
+    // A change reaches the other server by NOTIFY, a few milliseconds after it commits; the next
+    // request can win that race under load (it did once in CI). So the second server must answer
+    // the new state within 2 s: far inside the cache's 60 s safety net, so this still fails if the
+    // notification is lost.
+    const expectOnSecond = (cookie: string, status: number) =>
+      expect.poll(() => inboxOnSecond(cookie), { timeout: 2_000, intervals: [0, 20, 50, 100] }).toBe(status);
     const patch = async (body: unknown) => {
       const response = await fetch(`${BASE_URL}/api/admin/users/${user.id}`, { method: 'PATCH', headers: json, body: JSON.stringify(body) });
       expect(response.status).toBe(200);
@@ -267,14 +273,14 @@ test.describe('sessions cached per server', () => {
     const cookie = await signInOn(second.url);
     expect(await inboxOnSecond(cookie)).toBe(200);
     expect(await inboxOnSecond(cookie)).toBe(200);
-    // Demoted on the first server: the inbox is closed to them on the second, on the very next request.
+    // Demoted on the first server: the inbox is closed to them on the second.
     await patch({ role: 'user' });
-    expect(await inboxOnSecond(cookie)).toBe(403);
+    await expectOnSecond(cookie, 403);
     await patch({ role: 'reviewer' });
-    expect(await inboxOnSecond(cookie)).toBe(200);
-    // Deactivated on the first server: refused on the second at once.
+    await expectOnSecond(cookie, 200);
+    // Deactivated on the first server: refused on the second.
     await patch({ active: false });
-    expect(await inboxOnSecond(cookie)).toBe(401);
+    await expectOnSecond(cookie, 401);
 
     // Reactivated, signed in again and cached on the second server; signed out on the first.
     await patch({ active: true });
@@ -283,6 +289,6 @@ test.describe('sessions cached per server', () => {
     expect(await inboxOnSecond(again)).toBe(200);
     const signedOut = await fetch(`${BASE_URL}/api/auth/sign-out`, { method: 'POST', headers: { 'content-type': 'application/json', origin: BASE_URL, cookie: again }, body: '{}' });
     expect(signedOut.status).toBe(200);
-    expect(await inboxOnSecond(again)).toBe(401);
+    await expectOnSecond(again, 401);
   });
 });
