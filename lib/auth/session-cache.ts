@@ -2,12 +2,13 @@
  * An in-process cache of checked sessions, so a signed-in request does not read its session and
  * user from PostgreSQL each time.
  *
- * Revocation still takes effect at once, on every server: a database trigger announces the user id
+ * Revocation still reaches every server: a database trigger announces the user id
  * on the `countersign_sessions` NOTIFY channel whenever one of their sessions is updated or deleted
  * (sign-out, revoking sessions, a password change, deactivation) or their account row changes (role,
  * deactivation, name), whichever code path — better-auth's own included — made the change. Each
  * server drops that person's cached sessions when the notification arrives, a few milliseconds after
- * the change commits. Entries are kept only while the LISTEN connection is up: when it is lost the
+ * the change commits (a request inside that window is still answered from the cache). Entries are
+ * kept only while the LISTEN connection is up: when it is lost the
  * whole cache is dropped (notifications may have been missed) and nothing is cached until it is back.
  * As a safety net an entry also lives at most `maxAgeMs` and never past the session's own expiry.
  *
