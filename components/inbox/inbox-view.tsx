@@ -368,7 +368,8 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
   return (
     <div className="flex h-dvh flex-col">
       <header className="flex h-14 shrink-0 items-center gap-2 border-b border-border px-3 md:px-4">
-        <Signature className="size-5 text-primary" aria-hidden />
+        {/* Not on phone widths: the title, its count and the buttons need the room. */}
+        <Signature className="hidden size-5 text-primary sm:block" aria-hidden />
         <h1 className="flex min-w-0 flex-1 items-center gap-2 text-sm font-semibold">
           Inbox
           <span className="rounded-full bg-muted px-2 py-0.5 text-xs font-medium text-muted-foreground" aria-hidden data-testid="inbox-count">

@@ -32,7 +32,8 @@ export function ShortcutsDialog({ open, onOpenChange }: { open: boolean; onOpenC
           data-testid="shortcuts-open"
           aria-label="Keyboard shortcuts"
           title="Keyboard shortcuts ( ? )"
-          className="rounded-md p-1.5 text-muted-foreground hover:bg-muted hover:text-foreground focus-visible:ring-2 focus-visible:ring-ring focus-visible:outline-none"
+          // Not on phone widths: there is no keyboard there, and the header needs the room.
+          className="hidden rounded-md p-1.5 text-muted-foreground sm:inline-block hover:bg-muted hover:text-foreground focus-visible:ring-2 focus-visible:ring-ring focus-visible:outline-none"
         >
           <Keyboard className="size-4" aria-hidden />
         </button>

@@ -35,7 +35,7 @@ export function AppNav({ viewer, current }: { viewer: Viewer; current?: Section 
           <ul className="flex items-center gap-0.5">
             {links.map(({ section, href, label, icon: Icon }) => (
               <li key={section}>
-                <Button asChild variant="ghost" size="sm" className="px-2 text-muted-foreground hover:text-foreground aria-[current=page]:bg-muted aria-[current=page]:text-foreground sm:px-3">
+                <Button asChild variant="ghost" size="sm" className="px-1.5 text-muted-foreground hover:text-foreground aria-[current=page]:bg-muted aria-[current=page]:text-foreground sm:px-3">
                   <Link href={href} data-testid={`nav-${section}`} aria-current={current === section ? 'page' : undefined} prefetch={false}>
                     <Icon aria-hidden />
                     <span className="sr-only sm:not-sr-only">{label}</span>
