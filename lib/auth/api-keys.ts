@@ -5,10 +5,10 @@ import { recordAuditEvent } from '@/lib/audit/events';
 import { ApiError } from '@/lib/http/errors';
 import { countInWindow } from '@/lib/http/rate-limit';
 import { prisma } from '@/lib/store/db';
-import { notifications } from '@/lib/store/listen';
 import { auth } from './auth';
 import { SCOPES, scopesForRole, type Scope } from './scopes';
 import { SessionCache } from './session-cache';
+import { sessionsChannel } from './sessions-channel';
 
 /**
  * API keys, on better-auth's API-key plugin (it generates the secret, stores only its hash and
@@ -62,16 +62,7 @@ const globalForKeys = globalThis as unknown as { countersignKeyCache?: SessionCa
  * drops the owner's keys before it answers.
  */
 function keyCache(): SessionCache<CheckedApiKey> {
-  globalForKeys.countersignKeyCache ??= new SessionCache<CheckedApiKey>(
-    {
-      subscribe: (listener) => notifications().subscribe('countersign_sessions', listener),
-      onLost: (listener) => notifications().onLost(listener),
-      get listening() {
-        return notifications().listening;
-      },
-    },
-    { maxAgeMs: KEY_CACHE_MAX_AGE_MS, maxEntries: 10_000 },
-  );
+  globalForKeys.countersignKeyCache ??= new SessionCache<CheckedApiKey>(sessionsChannel(), { maxAgeMs: KEY_CACHE_MAX_AGE_MS, maxEntries: 10_000 });
   return globalForKeys.countersignKeyCache;
 }
 

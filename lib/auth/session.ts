@@ -6,10 +6,10 @@ import type { People } from '@/components/ui/describe';
 import { ApiError } from '@/lib/http/errors';
 import { parseCookies } from 'better-auth/cookies';
 import { prisma } from '@/lib/store/db';
-import { notifications } from '@/lib/store/listen';
 import { apiKeyFromHeaders, verifyApiKey } from './api-keys';
 import { auth } from './auth';
 import { SessionCache } from './session-cache';
+import { sessionsChannel } from './sessions-channel';
 import { scopeForPath, type Scope } from './scopes';
 
 export type Role = Actor['role'];
@@ -31,16 +31,7 @@ const globalForSessions = globalThis as unknown as { countersignSessionCache?: S
 
 /** The process-wide cache of checked sessions, dropped per person on every session or account change (session-cache.ts). */
 function sessionCache(): SessionCache<SessionActor> {
-  globalForSessions.countersignSessionCache ??= new SessionCache<SessionActor>(
-    {
-      subscribe: (listener) => notifications().subscribe('countersign_sessions', listener),
-      onLost: (listener) => notifications().onLost(listener),
-      get listening() {
-        return notifications().listening;
-      },
-    },
-    { maxAgeMs: SESSION_CACHE_MAX_AGE_MS, maxEntries: 10_000 },
-  );
+  globalForSessions.countersignSessionCache ??= new SessionCache<SessionActor>(sessionsChannel(), { maxAgeMs: SESSION_CACHE_MAX_AGE_MS, maxEntries: 10_000 });
   return globalForSessions.countersignSessionCache;
 }
 
