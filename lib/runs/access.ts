@@ -67,7 +67,7 @@ export async function assertThreadOwner(input: { threadId: string; actor: Actor;
 }
 
 /**
- * The thread rule on a thread row read already (see `readThreadCounting`).
+ * The thread rule on a thread row read already (see `readChatTarget`).
  * @returns `thread`
  * @throws ApiError 404 NOT_FOUND as `assertThreadOwner`
  */
@@ -78,25 +78,15 @@ export function checkThreadOwner(thread: ThreadInfo | null, input: { actor: Acto
   return thread;
 }
 
-/**
- * Counts one request against `rateLimit` and reads thread `threadId`, in one statement (the chat
- * route counts every well-formed request, whoever's thread it names, then applies the thread rule
- * with `checkThreadOwner`).
- * @returns the thread row, or null when it does not exist
- * @throws ApiError 429 RATE_LIMITED
- */
-export async function readThreadCounting(threadId: string, rateLimit: RateLimit): Promise<ThreadInfo | null> {
-  return (await readChatTarget(threadId, null, rateLimit)).thread;
-}
-
 /** A run's row as the run rule needs it (`checkRunAccess`). */
 export type RunAccessRow = { agentId: string; threadId: string; resourceId: string; parentRunId: string | null };
 
 /**
  * What a chat request addresses, read in one statement that also counts it against `rateLimit`:
  * the thread `threadId` and, for a decision or an answer sent in the chat body, the run `runId`.
- * Nothing is checked here: the route applies the thread rule (`checkThreadOwner`) and then the run
- * rule (`checkRunAccess`), in that order, so a refusal names the thread first as before.
+ * Nothing is checked here, so every well-formed chat request counts, whoever's thread it names: the
+ * route then applies the thread rule (`checkThreadOwner`) and the run rule (`checkRunAccess`), in
+ * that order, so a refusal names the thread first.
  * @param runId the run the body decides on, or null for a new message
  * @returns the thread row and the run row, each null when it does not exist
  * @throws ApiError 429 RATE_LIMITED

@@ -90,7 +90,8 @@ describe('access checks count the rate limit in the same statement', () => {
   });
 
   it('the chat counts every well-formed request and reads the thread in the same statement', async () => {
-    const { readThreadCounting } = await import('../../lib/runs/access');
+    const { readChatTarget } = await import('../../lib/runs/access');
+    const readThreadCounting = async (id: string, limit: { key: string; limit: number; windowMs: number }) => (await readChatTarget(id, null, limit)).thread;
     const threadId = `rl-thread-${crypto.randomUUID()}`;
     await prisma().$executeRaw`INSERT INTO threads (id, resource_id, agent_id, title) VALUES (${threadId}, 'rl-owner', 'ops-agent', 'Mine')`;
     const key = `rl:${crypto.randomUUID()}`;
