@@ -22,7 +22,11 @@ beforeAll(async () => {
   ({ prisma } = await import('../../lib/store/db'));
   ({ notifications } = await import('../../lib/store/listen'));
 });
-afterAll(() => prisma().$disconnect());
+afterAll(async () => {
+  // Its users leave with it (their keys cascade): a reviewer left behind would be mailed by other files' tests.
+  await prisma().user.deleteMany({ where: { id: { startsWith: 'key-cache-' } } });
+  await prisma().$disconnect();
+});
 
 const headers = new Headers({ host: 'localhost:3000' });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
