@@ -1,9 +1,11 @@
-import { jsonSchema, NoSuchToolError, streamText, type ModelMessage, type ToolSet } from 'ai';
+import { experimental_streamLanguageModelCall as streamLanguageModelCall, jsonSchema, NoSuchToolError, type ModelMessage, type ToolSet } from 'ai';
+import { prepareRetries } from 'ai/internal';
 import { z } from 'zod';
 import type { RunContext } from './context';
 import { emit } from './events';
 import { ANSWER_BROKE_OFF, classifyModelError, ModelCallError } from './failure';
 import { checkToolArgs, safeToolCallId, safeToolName, storablePreview, TextDeltaRepair } from './model-output';
+import type { AgentSpec } from './spec';
 import type { StepCall } from './store';
 
 /** What one model step asked for. */
@@ -17,29 +19,31 @@ export interface ModelStepResult {
 }
 
 /**
- * One model call through the AI SDK's streamText; tools are declared but executed by us. This is
- * the runtime's boundary for model output (model-output.ts): text deltas are repaired, tool-call
- * ids and names made safe, and calls whose args cannot be used are returned in `refused` with the
- * error the model will read. Their args appear as a storable preview in chunks and as `{}` in the
- * model history (every provider accepts an empty object; the error says what was wrong).
+ * One model call through the AI SDK's single-call primitive (`experimental_streamLanguageModelCall`:
+ * the SDK's prompt conversion, tool preparation and tool-call parsing, without streamText's step
+ * loop, tool execution and stream plumbing, which this runtime does itself), retried as streamText
+ * retries it (`maxRetries`, exponential backoff that respects the provider's retry headers). Tools
+ * are declared but executed by us. This is the runtime's boundary for model output
+ * (model-output.ts): text deltas are repaired, tool-call ids and names made safe, and calls whose
+ * args cannot be used are returned in `refused` with the error the model will read. Their args
+ * appear as a storable preview in chunks and as `{}` in the model history (every provider accepts
+ * an empty object; the error says what was wrong).
  *
  * @throws ModelCallError when the provider fails or its answer breaks off (classified, failure.ts)
  */
 export async function modelStep(ctx: RunContext): Promise<ModelStepResult> {
   const { state } = ctx;
-  const tools: ToolSet = {};
-  for (const tool of ctx.spec.tools.values()) {
-    // No `execute` and no validation here: the runtime validates, asks for approval and executes.
-    tools[tool.id] = { description: tool.description, inputSchema: jsonSchema(z.toJSONSchema(tool.inputSchema) as never) };
-  }
-  const result = streamText({
-    model: ctx.spec.model,
-    system: ctx.spec.instructions,
-    messages: state.messages,
-    tools,
-    abortSignal: ctx.abortSignal,
-    maxRetries: ctx.spec.maxRetries,
-  });
+  const { retry } = prepareRetries({ maxRetries: ctx.spec.maxRetries, abortSignal: ctx.abortSignal });
+  const call = () =>
+    retry(() =>
+      streamLanguageModelCall({
+        model: ctx.spec.model,
+        system: ctx.spec.instructions,
+        messages: state.messages,
+        tools: declaredTools(ctx.spec.tools),
+        abortSignal: ctx.abortSignal,
+      }),
+    );
   const calls: StepCall[] = [];
   const refused = new Map<string, string>();
   const content: Exclude<ModelMessage & { role: 'assistant' }, { content: string }>['content'] = [];
@@ -64,7 +68,8 @@ export async function modelStep(ctx: RunContext): Promise<ModelStepResult> {
     }
   };
   try {
-    for await (const part of result.fullStream) {
+    const { stream } = await call();
+    for await (const part of stream) {
       switch (part.type) {
         case 'text-start': {
           const id = `${ctx.run.id.slice(0, 8)}-t${state.textPartCounter++}`;
@@ -109,7 +114,7 @@ export async function modelStep(ctx: RunContext): Promise<ModelStepResult> {
           content.push({ type: 'tool-call', toolCallId, toolName, input: replayable });
           break;
         }
-        case 'finish-step':
+        case 'model-call-end':
           finishReason = part.finishReason;
           break;
         case 'error':
@@ -134,6 +139,24 @@ export async function modelStep(ctx: RunContext): Promise<ModelStepResult> {
     emit(ctx, 'error', { message: 'The model declined to answer this request (its provider’s content filter).', code: 'MODEL_REFUSED' });
   }
   return { calls, refused, declined };
+}
+
+const declared = new WeakMap<AgentSpec['tools'], ToolSet>();
+
+/**
+ * The agent's tools as the model sees them: name, description and JSON Schema, without `execute`
+ * or validation (the runtime validates, asks for approval and executes). Built once per agent.
+ */
+function declaredTools(tools: AgentSpec['tools']): ToolSet {
+  let set = declared.get(tools);
+  if (!set) {
+    set = {};
+    for (const tool of tools.values()) {
+      set[tool.id] = { description: tool.description, inputSchema: jsonSchema(z.toJSONSchema(tool.inputSchema) as never) };
+    }
+    declared.set(tools, set);
+  }
+  return set;
 }
 
 /** Ids of every tool call in `messages` (a new call must not reuse one: results are matched by id). */
