@@ -1,5 +1,5 @@
 import { experimental_streamLanguageModelCall as streamLanguageModelCall, jsonSchema, NoSuchToolError, type ModelMessage, type ToolSet } from 'ai';
-import { prepareRetries } from 'ai/internal';
+import { logWarnings, prepareRetries, resolveLanguageModel } from 'ai/internal';
 import { z } from 'zod';
 import type { RunContext } from './context';
 import { emit } from './events';
@@ -114,6 +114,13 @@ export async function modelStep(ctx: RunContext): Promise<ModelStepResult> {
           content.push({ type: 'tool-call', toolCallId, toolName, input: replayable });
           break;
         }
+        case 'model-call-start':
+          // What streamText would log: settings the provider ignored, deprecations (AI_SDK_LOG_WARNINGS).
+          if (part.warnings.length > 0) {
+            const model = resolveLanguageModel(ctx.spec.model);
+            logWarnings({ warnings: part.warnings, provider: model.provider, model: model.modelId });
+          }
+          break;
         case 'model-call-end':
           finishReason = part.finishReason;
           break;
