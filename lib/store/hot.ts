@@ -24,12 +24,20 @@ import type { Prisma, PrismaClient } from '@/lib/generated/prisma/client';
  * Each client's pool, and its `$connect()`: the adapter takes charge of the pool when Prisma
  * connects (it listens for idle-client errors, and `$disconnect` ends the pool), and Prisma
  * connects lazily, so a process whose first statements are hot ones connects it first.
+ *
+ * Kept on the client object under a registered symbol, not in a map of this module: Next bundles
+ * each route on its own, so one server process can hold several copies of this module, while the
+ * process-wide client (`prisma()`) is made by whichever copy runs first. A map here was seen only
+ * by that copy; the others found no pool, and every hot statement of their routes went through
+ * `$queryRaw`, unnamed and planned anew on each call (`npm run bench`, over HTTP).
  */
-const pools = new WeakMap<object, { pool: pg.Pool; connected?: Promise<void> }>();
+const HOT_POOL = Symbol.for('countersign.hotPool');
+type Registered = { pool: pg.Pool; connected?: Promise<void> };
+type WithPool = { [HOT_POOL]?: Registered };
 
 /** Called by `createPrismaClient`: statements of `hotQuery(db, …)` run on `pool`. */
 export function registerPool(db: PrismaClient, pool: pg.Pool) {
-  pools.set(db, { pool });
+  (db as WithPool)[HOT_POOL] = { pool };
 }
 
 /** Statement names by text; the texts are the few the code builds, so the map stays small. */
@@ -60,7 +68,7 @@ export function statementName(text: string): string {
  *   fails only because its preparation went stale (see `STALE_STATEMENT`) is run again unprepared
  */
 export async function hotQuery<T extends unknown[] = unknown[]>(db: PrismaClient, query: Prisma.Sql): Promise<T> {
-  const registered = pools.get(db);
+  const registered = (db as WithPool)[HOT_POOL];
   // `$disconnect` ends the registered pool; Prisma then reconnects with a pool of its own.
   if (!registered || registered.pool.ended) return db.$queryRaw<T>(query);
   await (registered.connected ??= db.$connect().catch((error: unknown) => {

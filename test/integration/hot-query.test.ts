@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { Prisma } from '../../lib/generated/prisma/client';
 import { createPrismaClient } from '../../lib/store/db';
 import { hotQuery } from '../../lib/store/hot';
@@ -40,6 +40,18 @@ describe('hotQuery', () => {
     const start = log.length;
     const [next] = await select(3);
     expect(next.n).toBe(3);
+    expect(named.slice(start)).toEqual([true]);
+  });
+
+  it('uses the pool of a client made by another copy of this module (Next bundles each route on its own)', async () => {
+    // A route's own copy of hot.ts: it did not register the process-wide client's pool.
+    vi.resetModules();
+    const copy = await import('../../lib/store/hot');
+    expect(copy.hotQuery).not.toBe(hotQuery);
+    const start = log.length;
+    const [row] = await copy.hotQuery<{ n: number }[]>(db, Prisma.sql`SELECT ${8}::int AS n`);
+    expect(row.n).toBe(8);
+    // Named, on the registered pool: not `$queryRaw`, which the counting pool would see unnamed.
     expect(named.slice(start)).toEqual([true]);
   });
 
