@@ -482,6 +482,37 @@ test.describe('limits and sign-in, on servers with tight settings', () => {
     second.close();
   });
 
+  test('the cap counts all of a person\'s live streams on the server, whichever route opened them', async ({ db }) => {
+    const reviewer = await db.createAccount({ role: 'reviewer' });
+    const threadId = newId('slots');
+    await db.query('INSERT INTO threads (id, resource_id, agent_id, title) VALUES ($1, $2, $3, $4)', [threadId, reviewer.id, 'ops-agent', 'Slots']);
+    const cookie = await sessionCookie(reviewer.email, tight.url);
+    const open = async (path: string) => {
+      const controller = new AbortController();
+      const response = await fetch(`${tight.url}${path}`, { headers: { cookie }, signal: controller.signal });
+      return { response, close: () => controller.abort() };
+    };
+    // A segment streaming on the thread (a `start` with no `finish`), so its stream can be resumed.
+    const runId = newId('slots-run');
+    const messageId = newId('slots-message');
+    await db.query(
+      `INSERT INTO runs (id, thread_id, resource_id, requested_by, agent_id, message_id, status, lease_expires_at)
+       VALUES ($1, $2, $3, $3, 'ops-agent', $4, 'running', now() + interval '1 hour')`,
+      [runId, threadId, reviewer.id, messageId],
+    );
+    await db.query('INSERT INTO run_events (run_id, chunk) VALUES ($1, $2)', [
+      runId,
+      JSON.stringify({ type: 'start', runId, from: 'AGENT', payload: { messageId, threadId } }),
+    ]);
+    // Next bundles each route on its own: a count kept per copy of the module would allow 2 per route.
+    const inbox = await open('/api/inbox/events');
+    const resumed = await open(`/api/chat/${threadId}/stream`);
+    expect([inbox.response.status, resumed.response.status]).toEqual([200, 200]);
+    const refused = [await open('/api/inbox/events'), await open(`/api/chat/${threadId}/events`), await open(`/api/chat/${threadId}/stream`)];
+    expect(refused.map((stream) => stream.response.status)).toEqual([429, 429, 429]);
+    for (const stream of [inbox, resumed, ...refused]) stream.close();
+  });
+
   test('/api/agents/* and /api/runs/* are rate-limited per person with 429 and Retry-After', async ({ db }) => {
     const person = await db.createAccount();
     const cookie = await sessionCookie(person.email, tight.url);
