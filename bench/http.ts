@@ -22,7 +22,7 @@ const DIST_DIR = '.next-bench';
  * Environment of the benchmark server: that of the end-to-end servers (plain http on 127.0.0.1, a
  * fixed secret, auth throttling off) with every per-minute rate limit out of the bench's way.
  */
-function serverEnv(databaseUrl: string): NodeJS.ProcessEnv {
+export function serverEnv(databaseUrl: string): NodeJS.ProcessEnv {
   const limits = Object.fromEntries(
     Object.keys(E2E_SERVER_ENV)
       .filter((name) => name.endsWith('_RATE_LIMIT_PER_MINUTE'))
@@ -178,7 +178,7 @@ async function readUIStream(response: Response, onPart: (part: UIPart) => void) 
 }
 
 /** The text that makes the scripted model call `send-email` (approval by the requester); the key is the subject. */
-const sendEmailCommand = (key: string) => `/tool send-email ${JSON.stringify({ to: 'bench@example.com', subject: key, body: 'bench' })}`;
+export const sendEmailCommand = (key: string) => `/tool send-email ${JSON.stringify({ to: 'bench@example.com', subject: key, body: 'bench' })}`;
 
 /** One signed-in HTTP client of the app. */
 export function httpInstance(baseUrl: string, cookie: string): RuntimeInstance {
@@ -241,18 +241,22 @@ export async function createHttpSystem(options: { baseUrl: string; databaseUrl: 
   return {
     name: 'http',
     client: (index) => clients[index % clients.length],
-    executions: {
-      // send-email writes one outbox row per execution; the subject is the key.
-      async executions(keys) {
-        const { rows } = await db.query<{ subject: string; n: number }>(
-          'SELECT subject, count(*)::int AS n FROM outbox_emails WHERE subject = ANY($1) GROUP BY subject',
-          [keys],
-        );
-        const counts = new Map(keys.map((key) => [key, 0]));
-        for (const row of rows) counts.set(row.subject, row.n);
-        return counts;
-      },
-    },
+    executions: outboxExecutions(db),
     close: () => db.end(),
+  };
+}
+
+/** Executions of send-email by key: it writes one outbox row per execution, the key as its subject. */
+export function outboxExecutions(db: pg.Client): BenchSystem['executions'] {
+  return {
+    async executions(keys) {
+      const { rows } = await db.query<{ subject: string; n: number }>(
+        'SELECT subject, count(*)::int AS n FROM outbox_emails WHERE subject = ANY($1) GROUP BY subject',
+        [keys],
+      );
+      const counts = new Map(keys.map((key) => [key, 0]));
+      for (const row of rows) counts.set(row.subject, row.n);
+      return counts;
+    },
   };
 }

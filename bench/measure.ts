@@ -52,6 +52,14 @@ function marker(system: BenchSystem) {
 }
 
 /**
+ * Waits as long as `SqlCounter.settle` waits for a quiet database (60 ms), for systems without a
+ * statement counter (over HTTP, the app's agent): so every column starts each operation on a
+ * machine that has been idle as long, and none is timed warmer than another.
+ * @returns undefined (no statements counted)
+ */
+const idle = (): Promise<undefined> => new Promise((resolve) => setTimeout(() => resolve(undefined), 60));
+
+/**
  * Runs `count` cycles one after another (no other work in flight): stream until paused, then
  * approve on `decider` (the primary, or the second instance) and read the continuation to its end.
  * The first `warmup` cycles are not recorded. Every cycle checks that the tool ran exactly once.
@@ -74,14 +82,14 @@ export async function latencyLoop(
     const t0 = performance.now();
     const run = await starter.start({ key, threadId: `bench-${randomUUID()}` }, started.mark);
     const tPaused = performance.now();
-    const sqlStream = sql ? (await sql.settle()) - sql0 : undefined;
+    const sqlStream = sql ? (await sql.settle()) - sql0 : await idle();
 
     const approved = marker(system);
     const sql1 = sql?.count ?? 0;
     const t1 = performance.now();
     await options.decider.approve(run, approved.mark);
     const tFinished = performance.now();
-    const sqlApproval = sql ? (await sql.settle()) - sql1 : undefined;
+    const sqlApproval = sql ? (await sql.settle()) - sql1 : await idle();
 
     const ran = (await system.executions.executions([key])).get(key);
     if (ran !== 1) throw new Error(`${system.name}: the tool ran ${ran} times for ${key}, expected once`);

@@ -125,6 +125,8 @@ export interface BenchSystem {
   client(index: number): RuntimeInstance;
   /** Another instance sharing only the database (its own pool, store and agent objects). */
   secondary?: RuntimeInstance;
+  /** Measured in the latency loops only (no throughput batch): a reference for another column. */
+  latencyOnly?: boolean;
   /** Statement counter of the runtime's pg pool, when it runs in this process. */
   sql?: SqlCounter;
   executions: Pick<ExecutionLog, 'executions'> & Partial<Pick<ExecutionLog, 'sqlAtExecute'>>;

@@ -94,6 +94,15 @@ describe('bench report', () => {
     expect(row('classify call')).toBeUndefined();
   });
 
+  it('takes HTTP\'s overhead over the same agent in process when that was measured', () => {
+    // The app's agent in process: 25+i for the approval chunk (p50 35), so HTTP (30+i) adds 5.
+    const app = { ...system('app', 2.5), throughput: [] };
+    const table = renderReport({ ...result, systems: { ...result.systems, app } });
+    const row = (label: string) => table.split('\n').find((line) => line.startsWith(`| ${label}`))?.split(' | ');
+    expect(row('stream start → approval chunk')?.slice(1)).toEqual(['30.0 / 39.0', '20.0 / 29.0', '0.67× / 0.74×', '40.0 / 49.0', '5.0 |']);
+    expect(table).toContain('HTTP − in process: the HTTP column minus the same agent');
+  });
+
   it('reports the classifier’s added latency on the scripted model', () => {
     const table = renderReport({ ...result, classifier: { call: summarise([1, 2, 3]), cached: summarise([0.01, 0.02, 0.03]) } });
     const row = (label: string) => table.split('\n').find((line) => line.startsWith(`| ${label}`))?.split(' | ');

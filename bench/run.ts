@@ -29,6 +29,7 @@ import { migrate } from '../lib/db/migrate';
 import { seed } from '../lib/demo/seed';
 import { classifierBench } from './classifier';
 import { createCountersignSystem } from './countersign';
+import { createAppAgentSystem } from './app-agent';
 import { buildApp, createHttpSystem, startApp } from './http';
 import { inboxBench, seedPendingCalls, type InboxResult } from './inbox';
 import { emptySamples, latencyLoop, mergeSamples, throughput, type ThroughputResult } from './measure';
@@ -160,6 +161,7 @@ async function main() {
 
   // The app is built first: the build is the heaviest step, and no runtime is open yet.
   let http: BenchSystem | undefined;
+  let appAgent: BenchSystem | undefined;
   if (!options['no-http']) {
     const httpUrl = urlOf('bench_http');
     await migrate(httpUrl);
@@ -178,6 +180,9 @@ async function main() {
     cleanups.push(app.stop);
     http = await createHttpSystem({ baseUrl: app.url, databaseUrl: httpUrl, clients: CLIENTS });
     cleanups.push(http.close);
+    // The same agent, model, tool and database in this process: what HTTP adds is the difference.
+    appAgent = await createAppAgentSystem(httpUrl);
+    cleanups.push(appAgent.close);
   }
 
   const countersign = createCountersignSystem(urlOf('bench_countersign'), { poolSize: POOL_SIZE });
@@ -187,7 +192,7 @@ async function main() {
   const peer = (await import(pathToFileURL(path.join(PEER_DIR, 'mastra.ts')).href)) as { createMastraSystem: CreateMastraSystem };
   const mastra = await peer.createMastraSystem(urlOf('bench_mastra'), { poolSize: POOL_SIZE });
   cleanups.push(mastra.close);
-  const systems = [countersign, mastra, ...(http ? [http] : [])];
+  const systems = [countersign, mastra, ...(http ? [http] : []), ...(appAgent ? [appAgent] : [])];
 
   const collected = new Map(
     systems.map((system) => [system.name, { primary: emptySamples(), secondary: emptySamples(), throughput: [] as ThroughputResult[] }]),
@@ -203,14 +208,16 @@ async function main() {
       if (system.secondary) {
         mergeSamples(into.secondary, await latencyLoop(system, { count: N, warmup: WARMUP, decider: system.secondary, label: `${label}-b` }));
       }
-      const batch = await throughput(system, { clients: CLIENTS, runs: THROUGHPUT_RUNS, label });
-      into.throughput.push(batch);
+      const batch = system.latencyOnly ? undefined : await throughput(system, { clients: CLIENTS, runs: THROUGHPUT_RUNS, label });
+      if (batch) into.throughput.push(batch);
       log(
         `round ${round}/${ROUNDS} ${system.name.padEnd(11)} ` +
           `approval p50 ${summarise(primary.toApproval)!.p50.toFixed(1)} ms, ` +
           `tool result p50 ${summarise(primary.toToolResult)!.p50.toFixed(1)} ms, ` +
-          `finished p50 ${summarise(primary.toFinished)!.p50.toFixed(1)} ms, ` +
-          `${batch.decisionsPerSecond.toFixed(0)} decisions/s (${batch.duplicates} duplicates, ${batch.missing} missing, ${batch.errors} errors)`,
+          `finished p50 ${summarise(primary.toFinished)!.p50.toFixed(1)} ms` +
+          (batch
+            ? `, ${batch.decisionsPerSecond.toFixed(0)} decisions/s (${batch.duplicates} duplicates, ${batch.missing} missing, ${batch.errors} errors)`
+            : ''),
       );
     }
   }
