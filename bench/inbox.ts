@@ -102,7 +102,8 @@ export interface InboxResult {
  * (after 3 warm-up calls), stopping a figure early once `budgetMs` is spent (at least 5 samples).
  * Checks that each page starts at the row it should.
  *
- * @param databaseUrl the seeded database; `listInbox` reads `DATABASE_URL`, so it is set to this
+ * @param databaseUrl the seeded database (read through a client of its own: the process-wide one
+ *   may be the app's, on another database, when the HTTP column's in-process agent ran)
  * @throws when a page starts at the wrong row
  */
 export async function inboxBench(options: {
@@ -113,10 +114,10 @@ export async function inboxBench(options: {
   budgetMs: number;
   seeded: boolean;
 }): Promise<InboxResult> {
-  process.env.DATABASE_URL = options.databaseUrl;
   const { listInbox, inboxQuerySchema } = await import('../lib/inbox/queries');
   const { encodeCursor } = await import('../lib/http/keyset');
-  const { prisma } = await import('../lib/store/db');
+  const { createPrismaClient } = await import('../lib/store/db');
+  const db = createPrismaClient(options.databaseUrl, { maxConnections: 2 });
 
   const client = new pg.Client({ connectionString: options.databaseUrl });
   await client.connect();
@@ -139,7 +140,7 @@ export async function inboxBench(options: {
     const started = performance.now();
     for (let i = 0; i < options.count + 3; i++) {
       const t0 = performance.now();
-      const page = await listInbox(query);
+      const page = await listInbox(query, db);
       const elapsed = performance.now() - t0;
       if (page.items[0]?.id !== expectedFirstId || page.items.length !== query.limit) {
         throw new Error(`inbox page starts at ${page.items[0]?.id} with ${page.items.length} items; expected ${expectedFirstId} and ${query.limit}`);
@@ -159,6 +160,6 @@ export async function inboxBench(options: {
       seeded: options.seeded,
     };
   } finally {
-    await prisma().$disconnect();
+    await db.$disconnect();
   }
 }
