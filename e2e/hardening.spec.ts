@@ -504,7 +504,7 @@ test.describe('limits and sign-in, on servers with tight settings', () => {
       runId,
       JSON.stringify({ type: 'start', runId, from: 'AGENT', payload: { messageId, threadId } }),
     ]);
-    // Next bundles each route on its own: a count kept per copy of the module would allow 2 per route.
+    // A count kept per copy of the module (each of Next's server bundles can hold one) would allow 2 per copy.
     const inbox = await open('/api/inbox/events');
     const resumed = await open(`/api/chat/${threadId}/stream`);
     expect([inbox.response.status, resumed.response.status]).toEqual([200, 200]);

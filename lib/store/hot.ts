@@ -26,10 +26,12 @@ import type { Prisma, PrismaClient } from '@/lib/generated/prisma/client';
  * connects lazily, so a process whose first statements are hot ones connects it first.
  *
  * Kept on the client object under a registered symbol, not in a map of this module: Next bundles
- * each route on its own, so one server process can hold several copies of this module, while the
- * process-wide client (`prisma()`) is made by whichever copy runs first. A map here was seen only
- * by that copy; the others found no pool, and every hot statement of their routes went through
- * `$queryRaw`, unnamed and planned anew on each call (`npm run bench`, over HTTP).
+ * the server's code in several parts (the instrumentation hook that starts the job worker at
+ * start-up, the routes), so one server process can hold several copies of this module, while the
+ * process-wide client (`prisma()`) is made by whichever copy uses it first. A map here was seen
+ * only by that copy; the routes' copy found no pool, and every hot statement of the chat and
+ * decision routes went through `$queryRaw`, unnamed and planned anew on each call (found with
+ * pg_stat_statements under `npm run bench`, over HTTP).
  */
 const HOT_POOL = Symbol.for('countersign.hotPool');
 type Registered = { pool: pg.Pool; connected?: Promise<void> };

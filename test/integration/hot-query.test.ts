@@ -43,7 +43,7 @@ describe('hotQuery', () => {
     expect(named.slice(start)).toEqual([true]);
   });
 
-  it('uses the pool of a client made by another copy of this module (Next bundles each route on its own)', async () => {
+  it('uses the pool of a client made by another copy of this module (each of Next’s server bundles can hold one)', async () => {
     // A route's own copy of hot.ts: it did not register the process-wide client's pool.
     vi.resetModules();
     const copy = await import('../../lib/store/hot');
