@@ -316,29 +316,32 @@ export async function listWebhookDeliveries(query: z.infer<typeof deliveriesQuer
  * Sends a delivery again now, with the same `webhook-id` and body (a receiver that already has it
  * drops it as a repeat) and a fresh timestamp and signature; it gets the full number of retries
  * again. One statement: the delivery back to `pending` and its job. Audit `webhook.delivery_resent`.
+ * @returns the delivery as the resend left it (`pending`), even when a worker sends it at once
  * @throws ApiError 404 NOT_FOUND, 409 ENDPOINT_DISABLED
  */
 export async function resendWebhookDelivery(admin: Admin, deliveryId: string): Promise<WebhookDeliveryView> {
-  const rows = await prisma().$queryRaw<{ id: string; enabled: boolean }[]>`
+  const rows = await prisma().$queryRaw<(DeliveryRow & { endpointEnabled: boolean })[]>`
     WITH target AS (
       SELECT d.id, e.enabled FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE d.id = ${deliveryId}
     ),
     resent AS (
       UPDATE webhook_deliveries d SET status = 'pending', retry_base_attempt = d.attempts, next_attempt_at = now()
       FROM target t WHERE d.id = t.id AND t.enabled
-      RETURNING d.id
+      RETURNING d.*
     ),
     job AS (
       SELECT ${addJobSql(JOB_KINDS.webhookDelivery, { deliveryId, resend: true }, { key: `webhook-delivery:${deliveryId}` })} FROM resent
+    ),
+    -- The delivery as this resend left it (pending), from the update itself: read afterwards, it
+    -- may already have been sent by a worker. Empty when the endpoint is disabled.
+    view AS (
+      SELECT ${deliveryColumns}
+      FROM resent d JOIN webhook_events ev ON ev.id = d.event_id JOIN webhook_endpoints e ON e.id = d.endpoint_id
     )
-    SELECT t.id, t.enabled, (SELECT count(*) FROM job) AS jobs FROM target t`;
+    SELECT t.enabled AS "endpointEnabled", (SELECT count(*) FROM job) AS jobs, v.* FROM target t LEFT JOIN view v ON true`;
   const [row] = rows;
   if (!row) throw new ApiError(404, 'NOT_FOUND', 'There is no such delivery.');
-  if (!row.enabled) throw new ApiError(409, 'ENDPOINT_DISABLED', 'The endpoint is disabled; enable it before resending.');
+  if (!row.endpointEnabled || row.id === null) throw new ApiError(409, 'ENDPOINT_DISABLED', 'The endpoint is disabled; enable it before resending.');
   await recordAuditEvent({ action: 'webhook.delivery_resent', actor: admin, target: { type: 'webhook_delivery', id: deliveryId } });
-  const [view] = await prisma().$queryRaw<DeliveryRow[]>`
-    SELECT ${deliveryColumns}
-    FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id JOIN webhook_endpoints e ON e.id = d.endpoint_id
-    WHERE d.id = ${deliveryId}`;
-  return toDeliveryView(view);
+  return toDeliveryView(row);
 }
