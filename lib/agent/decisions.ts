@@ -9,7 +9,7 @@ import { AgentError } from './errors';
 import { fingerprintToolCall } from './fingerprint';
 import { extractResumeData } from './generate';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth';
-import { checkToolArgs, containsUnstorableText } from './model-output';
+import { checkToolArgs, containsUnstorableText, refusedCharacterIn } from './model-output';
 import { alreadyDecided, authorize, decisionChunks } from './pending';
 import { castQuorumVote, voteResult } from './quorum';
 import { launch, LEASE_MS } from './segment';
@@ -99,7 +99,8 @@ export async function expireDeadline(spec: AgentSpec, input: { runId: string; pe
  * Resumes a suspended call with data validated against the tool's `resumeSchema`; invalid data
  * is refused and the call stays pending.
  *
- * @throws AgentError INVALID_RESUME_DATA (details: zod issues), plus the errors of decide
+ * @throws AgentError INVALID_RESUME_DATA (the schema's zod issues as details; too deep; NUL, a lone
+ *   surrogate, a control or bidirectional character), plus the errors of decide
  */
 export async function resumeToolCall(spec: AgentSpec, resumeData: unknown, input: DecisionInput): Promise<AgentStreamResult> {
   // The answer is checked against the asking tool's schema before anything is claimed, so the row is read first.
@@ -115,6 +116,9 @@ export async function resumeToolCall(spec: AgentSpec, resumeData: unknown, input
   if (containsUnstorableText(parsed.data)) {
     throw new AgentError('INVALID_RESUME_DATA', 'The answer contains a NUL character or broken Unicode (a lone surrogate).');
   }
+  // The bar edited args meet (behaviour §1): no control characters or bidirectional controls.
+  const refused = refusedCharacterIn(parsed.data);
+  if (refused) throw new AgentError('INVALID_RESUME_DATA', `The answer contains ${refused}.`);
   return claimAndContinue(spec, input, {
     kind: 'suspension',
     status: 'resumed',

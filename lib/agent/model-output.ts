@@ -238,6 +238,17 @@ export function safeToolName(name: string, known: boolean): string {
   return known || SAFE_TOOL_NAME.test(name) ? name : 'invalid_tool_name';
 }
 
+/**
+ * What a person's data (an answer to a tool's question) holds that the model's tool arguments may
+ * not: a character of REFUSED_IN_ARGS (control characters, bidirectional controls) in any string
+ * or key, the same bar as checkToolArgs.
+ * @returns the problem in words (code point and JSON path), or null when there is none
+ */
+export function refusedCharacterIn(value: unknown): string | null {
+  const refused = findRefusedCharacter(value);
+  return refused ? `${describeCodePoint(refused.codePoint)} at ${refused.path}` : null;
+}
+
 /** Whether any string (or key) inside `value` holds a NUL or a lone surrogate. */
 export function containsUnstorableText(value: unknown): boolean {
   const stack: unknown[] = [value];

@@ -175,6 +175,15 @@ describe('the same bar for data that reaches storage by other ways', () => {
 
     const asked = await rt.agent.generate("what's the weather?", { threadId: newThreadId(), resourceId: user.id });
     await expect(rt.agent.resumeStream({ city: 'Par\u0000is' }, { runId: asked.runId, actor: user })).rejects.toMatchObject({ code: 'INVALID_RESUME_DATA' });
+    // An answer meets the edited args' bar too: no bidi override, no terminal escape.
+    await expect(rt.agent.resumeStream({ city: '\u202Eevil' }, { runId: asked.runId, actor: user })).rejects.toMatchObject({
+      code: 'INVALID_RESUME_DATA',
+      message: expect.stringContaining('U+202E (a bidirectional text control) at $.city'),
+    });
+    await expect(rt.agent.resumeStream({ city: 'Par\u0007is\u001b[31m' }, { runId: asked.runId, actor: user })).rejects.toMatchObject({
+      code: 'INVALID_RESUME_DATA',
+      message: expect.stringContaining('at $.city'),
+    });
     expect((await rt.db.pendingToolCall.findFirstOrThrow({ where: { runId: asked.runId } })).status).toBe('pending');
   });
 
