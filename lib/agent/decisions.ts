@@ -9,7 +9,7 @@ import { AgentError } from './errors';
 import { fingerprintToolCall } from './fingerprint';
 import { extractResumeData } from './generate';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth';
-import { checkToolArgs, containsUnstorableText, refusedCharacterIn } from './model-output';
+import { answerProblem, checkToolArgs, containsUnstorableText } from './model-output';
 import { alreadyDecided, authorize, decisionChunks } from './pending';
 import { castQuorumVote, voteResult } from './quorum';
 import { launch, LEASE_MS } from './segment';
@@ -113,12 +113,8 @@ export async function resumeToolCall(spec: AgentSpec, resumeData: unknown, input
   if (!parsed.success) {
     throw new AgentError('INVALID_RESUME_DATA', 'The answer does not match what the tool asked for.', parsed.error.issues);
   }
-  if (containsUnstorableText(parsed.data)) {
-    throw new AgentError('INVALID_RESUME_DATA', 'The answer contains a NUL character or broken Unicode (a lone surrogate).');
-  }
-  // The bar edited args meet (behaviour §1): no control characters or bidirectional controls.
-  const refused = refusedCharacterIn(parsed.data);
-  if (refused) throw new AgentError('INVALID_RESUME_DATA', `The answer contains ${refused}.`);
+  const problem = answerProblem(parsed.data);
+  if (problem) throw new AgentError('INVALID_RESUME_DATA', problem);
   return claimAndContinue(spec, input, {
     kind: 'suspension',
     status: 'resumed',

@@ -239,14 +239,16 @@ export function safeToolName(name: string, known: boolean): string {
 }
 
 /**
- * What a person's data (an answer to a tool's question) holds that the model's tool arguments may
- * not: a character of REFUSED_IN_ARGS (control characters, bidirectional controls) in any string
- * or key, the same bar as checkToolArgs.
- * @returns the problem in words (code point and JSON path), or null when there is none
+ * Why a person's answer to a tool's question cannot be taken, or null: text PostgreSQL cannot
+ * store (NUL, a lone surrogate), or a character the model's tool arguments may not hold either
+ * (REFUSED_IN_ARGS: control and bidirectional characters), in any string or key — the bar edited
+ * args meet (behaviour §1).
+ * @returns the problem in words (for a character: its code point and JSON path)
  */
-export function refusedCharacterIn(value: unknown): string | null {
+export function answerProblem(value: unknown): string | null {
+  if (containsUnstorableText(value)) return 'The answer contains a NUL character or broken Unicode (a lone surrogate).';
   const refused = findRefusedCharacter(value);
-  return refused ? `${describeCodePoint(refused.codePoint)} at ${refused.path}` : null;
+  return refused ? `The answer contains ${describeCodePoint(refused.codePoint)} at ${refused.path}.` : null;
 }
 
 /** Whether any string (or key) inside `value` holds a NUL or a lone surrogate. */
