@@ -158,6 +158,22 @@ describe('parseJson / readJson', () => {
     }
   });
 
+  it('refuses an address with a NUL in its path or query with 400 INVALID_TEXT, before the handler runs', async () => {
+    let ran = 0;
+    const route = withErrors(async (_request: Request) => {
+      ran += 1;
+      return new Response('ok');
+    });
+    for (const url of ['http://localhost/api/chat/%00', 'http://localhost/api/inbox?toolName=a%00b', 'http://localhost/api/audit?person=%00']) {
+      const response = await route(new Request(url));
+      expect({ url, status: response.status, code: (await response.json()).error.code }).toEqual({ url, status: 400, code: 'INVALID_TEXT' });
+    }
+    expect(ran).toBe(0);
+    // An encoded percent sign followed by zeros is not a NUL.
+    expect((await route(new Request('http://localhost/api/inbox?toolName=%2500'))).status).toBe(200);
+    expect(ran).toBe(1);
+  });
+
   it('refuses JSON nested deeper than 64 levels with 400 JSON_TOO_DEEP, however deep (no stack overflow)', async () => {
     const deep = (levels: number) => `{"message":"hi","x":${'['.repeat(levels)}${']'.repeat(levels)}}`;
     expect(parseJson(deep(63), schema)).toMatchObject({ message: 'hi' });

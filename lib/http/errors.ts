@@ -48,6 +48,17 @@ export function generateResponse(result: GenerateResult): Response {
   return errorResponse(AGENT_ERROR_STATUS[code], code, result.error.message, { runId, text, toolCalls, toolResults });
 }
 
+/**
+ * Refuses an address whose path or query holds a NUL (`%00`): PostgreSQL cannot store or compare
+ * it, so an id or filter carrying one would fail in the database as a 500. (Invalid UTF-8 such as
+ * an encoded lone surrogate never gets this far: Next answers 400 for it, and a query decodes it
+ * to U+FFFD.)
+ * @throws ApiError 400 INVALID_TEXT
+ */
+export function checkUrlText(request: Request) {
+  if (/%00/i.test(request.url)) throw new ApiError(400, 'INVALID_TEXT', 'The address contains a NUL character (%00).');
+}
+
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
@@ -73,6 +84,7 @@ export function checkOrigin(request: Request) {
 export function withErrors<A extends [Request, ...unknown[]]>(handler: (...args: A) => Promise<Response>) {
   return async (...args: A): Promise<Response> => {
     try {
+      checkUrlText(args[0]);
       checkOrigin(args[0]);
       return await handler(...args);
     } catch (error) {
