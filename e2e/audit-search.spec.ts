@@ -74,10 +74,13 @@ test.describe('audit search', () => {
     expect(csv.headers()['content-type']).toContain('text/csv');
     expect(csv.headers()['content-length']).toBeUndefined();
     const csvLines = (await csv.text()).split('\r\n').filter(Boolean);
-    expect(csvLines).toHaveLength(2);
+    // The header, the one matching decision, and the end row that counts it.
+    expect(csvLines).toHaveLength(3);
     expect(csvLines[1]).toContain(budget.toolCallId);
+    expect(csvLines[2]).toMatch(/^End of export: 1 decision,/);
     const all = (await (await alex.request.get(`/api/audit?format=csv&limit=1&person=${encodeURIComponent(quinn.email)}`)).text()).split('\r\n').filter(Boolean);
-    expect(all).toHaveLength(3);
+    expect(all).toHaveLength(4);
+    expect(all[3]).toMatch(/^End of export: 2 decisions,/);
     // JSON Lines beside it, same filters: a header with the chain head, then entries with their links.
     const jsonlHref = await page.getByTestId('audit-jsonl').getAttribute('href');
     expect(jsonlHref).toBe(href!.replace('format=csv', 'format=jsonl'));
@@ -85,7 +88,18 @@ test.describe('audit search', () => {
     expect(jsonl.headers()['content-type']).toContain('application/jsonl');
     const jsonlLines = (await jsonl.text()).split('\n').filter(Boolean).map((line) => JSON.parse(line));
     expect(jsonlLines[0]).toMatchObject({ entry: 'export', head: { hash: expect.stringMatching(/^[0-9a-f]{64}$/) } });
-    expect(jsonlLines.slice(1)).toEqual([expect.objectContaining({ entry: 'decision', kind: 'decline', seq: expect.stringMatching(/^\d+$/), hash: expect.any(String) })]);
+    expect(jsonlLines.slice(1, -1)).toEqual([expect.objectContaining({ entry: 'decision', kind: 'decline', seq: expect.stringMatching(/^\d+$/), hash: expect.any(String) })]);
+    expect(jsonlLines.at(-1)).toEqual({ entry: 'end', entries: 1 });
+
+    // The whole chain, both kinds of entry, oldest first: link 1 up to the head in the header.
+    expect(await page.getByTestId('audit-chain').getAttribute('href')).toBe('/api/audit/chain');
+    const chain = (await (await alex.request.get('/api/audit/chain')).text()).split('\n').filter(Boolean).map((line) => JSON.parse(line));
+    const chainLinks = chain.slice(1, -1);
+    expect(chain[0]).toMatchObject({ entry: 'export', filters: {} });
+    expect(chainLinks[0]).toMatchObject({ seq: '1', prevHash: '0'.repeat(64) });
+    expect(chainLinks.at(-1)).toMatchObject({ seq: chain[0].head.seq, hash: chain[0].head.hash });
+    expect(chain.at(-1)).toEqual({ entry: 'end', entries: chainLinks.length });
+    expect(new Set(chainLinks.map((line: { entry: string }) => line.entry))).toEqual(new Set(['decision', 'event']));
 
     // Dates: none of these before 2020; bad dates are said to be unreadable.
     await page.goto(`/audit?person=${encodeURIComponent(`Quinn ${tag}`)}&to=2020-01-01`);
@@ -94,6 +108,28 @@ test.describe('audit search', () => {
     await expect(rows).toHaveCount(2);
     await page.goto(`/audit?person=${encodeURIComponent(`Quinn ${tag}`)}&from=someday`);
     await expect(page.getByTestId('audit-filters-error')).toBeVisible();
+    // Only the unreadable filter is left out: the person filter still applies.
+    await expect(rows).toHaveCount(2);
+
+    // A NUL (%00) in a link, which PostgreSQL cannot store in text, is an unreadable filter too: the
+    // page says so and shows the rest, instead of failing.
+    for (const [url, error] of [
+      [`/audit?person=${encodeURIComponent(`Quinn ${tag}`)}&toolName=%00`, 'audit-filters-error'],
+      ['/audit?actorId=a%00b', 'audit-filters-error'],
+      ['/audit/actions?actor=%00', 'actions-filters-error'],
+      ['/inbox?view=done&person=x%00', 'inbox-filters-error'],
+    ] as const) {
+      const response = await page.goto(url);
+      expect(response?.status(), url).toBe(200);
+      await expect(page.getByTestId(error), url).toBeVisible();
+    }
+    await page.goto(`/audit?person=${encodeURIComponent(`Quinn ${tag}`)}&toolName=%00`);
+    await expect(rows).toHaveCount(2);
+    for (const url of ['/inbox?toolName=%00', '/inbox?call=%00', '/inbox?cursor=%00']) {
+      const response = await page.goto(url);
+      expect(response?.status(), url).toBe(200);
+      await expect(page.getByRole('heading', { name: 'Inbox' }), url).toBeVisible();
+    }
 
     // The link to the thread: a read-only transcript at the run, with the decision and its reason.
     await page.goto(`/audit?person=${encodeURIComponent(`Quinn ${tag}`)}&kind=decline`);

@@ -1,7 +1,8 @@
 // `npm run audit:verify`: recomputes the audit hash chain (decisions and audit events) of the
 // database (DATABASE_URL, else the embedded development one) and names the first broken link.
 // `npm run audit:verify -- --file <export.jsonl|export.csv>` checks a downloaded export offline
-// instead (no database): every entry's hashes, and the links between consecutive entries.
+// instead (no database): every entry's hashes, the links between consecutive entries, and the end
+// line that shows the file was not cut short.
 // Exit code 0 when the chain (or the export) holds, 1 when it does not, 2 for a bad command line.
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';

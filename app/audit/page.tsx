@@ -4,6 +4,7 @@ import { filterValues } from '@/components/inbox/filter-values';
 import { displayNames, requirePageActor } from '@/lib/auth/session';
 import { auditQuerySchema, listAudit } from '@/lib/audit/queries';
 import { describeModel, env } from '@/lib/env';
+import { parseLeavingOut } from '@/lib/http/query';
 import { filterOptions } from '@/lib/inbox/filter-options';
 
 export const dynamic = 'force-dynamic';
@@ -14,8 +15,9 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
   const raw = await searchParams;
   const filters = { ...filterValues(raw), actorId: typeof raw.actorId === 'string' ? raw.actorId.slice(0, 100) : '' };
   const cursor = typeof raw.cursor === 'string' ? raw.cursor.slice(0, 200) : undefined;
-  const parsed = auditQuerySchema.safeParse({ ...Object.fromEntries(Object.entries(filters).filter(([, value]) => value)), cursor });
-  const query = parsed.success ? parsed.data : auditQuerySchema.parse({});
+  // Filters that cannot be read (a bad date, a NUL) are left out and shown empty.
+  const { data: query, leftOut } = parseLeavingOut(auditQuerySchema, { ...Object.fromEntries(Object.entries(filters).filter(([, value]) => value)), cursor });
+  const unread = leftOut.filter((key) => key !== 'cursor');
   // A cursor that is not ours (edited URL) shows the newest page instead of an error page.
   const page = await listAudit(query).catch(() => listAudit({ ...query, cursor: undefined }));
   const nextCursor = page.nextCursor;
@@ -29,8 +31,8 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
     <AuditView
       entries={entries}
       nextCursor={nextCursor}
-      filters={filters}
-      filterError={parsed.success ? null : 'Some filters in this link could not be read (a date must look like 2026-11-30), so no filter is applied.'}
+      filters={{ ...filters, ...Object.fromEntries(unread.map((key) => [key, ''])) }}
+      filterError={unread.length === 0 ? null : 'Some filters in this link could not be read (a date must look like 2026-11-30), so they are left out.'}
       options={filterOptions()}
       people={people}
       viewer={{ id: admin.id, name: admin.name, role: admin.role }}

@@ -4,6 +4,7 @@ import { filterValues, type InboxFilterValues } from '@/components/inbox/filter-
 import { InboxView } from '@/components/inbox/inbox-view';
 import { auditQuerySchema, listAudit } from '@/lib/audit/queries';
 import { displayNames, requirePageActor } from '@/lib/auth/session';
+import { parseLeavingOut } from '@/lib/http/query';
 import { filterOptions } from '@/lib/inbox/filter-options';
 import { getInboxItem, inboxQueueCounts, inboxQuerySchema, INBOX_QUEUES, listInbox, QUEUE_COUNT_CAP, type InboxQueue } from '@/lib/inbox/queries';
 import { sortValue } from '@/lib/inbox/sorts';
@@ -18,6 +19,11 @@ function setFilters(filters: InboxFilterValues, keys: (keyof InboxFilterValues)[
   return Object.fromEntries(keys.filter((key) => filters[key]).map((key) => [key, filters[key]]));
 }
 
+/** The filters with those that could not be read shown empty. */
+function withoutUnread(filters: InboxFilterValues, unread: string[]): InboxFilterValues {
+  return { ...filters, ...Object.fromEntries(unread.filter((key) => key in filters).map((key) => [key, ''])) };
+}
+
 const NOT_READ = 'Some filters in this link could not be read (a date must look like 2026-11-30), so they are left out.';
 
 export default async function InboxPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
@@ -29,8 +35,8 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
   const options = filterOptions();
 
   if (params.view === 'done') {
-    const parsed = auditQuerySchema.safeParse({ ...setFilters(filters, ['toolName', 'agentId', 'requester', 'person', 'kind', 'from', 'to']), limit: 50, cursor });
-    const query = parsed.success ? parsed.data : auditQuerySchema.parse({ limit: 50 });
+    const { data: query, leftOut } = parseLeavingOut(auditQuerySchema, { ...setFilters(filters, ['toolName', 'agentId', 'requester', 'person', 'kind', 'from', 'to']), limit: 50, cursor });
+    const unread = leftOut.filter((key) => key !== 'cursor');
     // A cursor that is not ours (edited URL) shows the newest page instead of an error page.
     const { entries, nextCursor } = await listAudit(query).catch(() => listAudit({ ...query, cursor: undefined }));
     const people = await displayNames([reviewer.id, ...entries.flatMap((entry) => [entry.actorId, entry.requester])]);
@@ -39,8 +45,8 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
         entries={entries}
         nextCursor={nextCursor}
         olderPage={Boolean(query.cursor)}
-        filters={filters}
-        filterError={parsed.success ? null : NOT_READ}
+        filters={withoutUnread(filters, unread)}
+        filterError={unread.length === 0 ? null : NOT_READ}
         options={options}
         viewer={viewer}
         people={people}
@@ -51,8 +57,7 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
   const status = params.status === 'unknown' ? 'unknown' : 'pending';
   const queue: InboxQueue = status === 'pending' && INBOX_QUEUES.includes(params.queue as InboxQueue) ? (params.queue as InboxQueue) : 'all';
   const sort = sortValue(params.sort);
-  const parsed = inboxQuerySchema.safeParse({ status, queue, sort, cursor, ...setFilters(filters, ['toolName', 'agentId', 'requester', 'from', 'to']) });
-  const query = parsed.success ? parsed.data : inboxQuerySchema.parse({ status, queue, sort });
+  const { data: query, leftOut } = parseLeavingOut(inboxQuerySchema, { status, queue, sort, cursor, ...setFilters(filters, ['toolName', 'agentId', 'requester', 'from', 'to']) });
   // A cursor that is not ours (edited URL) shows the newest page instead of an error page.
   const [page, queueCounts, reviewers] = await Promise.all([
     listInbox(query, undefined, reviewer).catch(() => listInbox({ ...query, cursor: undefined }, undefined, reviewer)),
@@ -61,7 +66,7 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
   ]);
   const { nextCursor } = page;
   // A deep link (`?call=<id>`, as in reviewer emails) selects that call, loaded when it is not on this page.
-  const linked = typeof params.call === 'string' ? params.call.slice(0, 200) : undefined;
+  const linked = typeof params.call === 'string' && !params.call.includes('\0') ? params.call.slice(0, 200) : undefined;
   const linkedItem = linked && !page.items.some((item) => item.id === linked) ? await getInboxItem(linked) : null;
   const items = linkedItem ? [linkedItem, ...page.items] : page.items;
   const people = await displayNames([reviewer.id, ...items.flatMap((item) => [item.requester, ...(item.assignedTo ? [item.assignedTo] : [])])]);
@@ -81,7 +86,7 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
       queueCap={QUEUE_COUNT_CAP}
       reviewers={reviewers}
       initialCallId={linked && items.some((item) => item.id === linked) ? linked : undefined}
-      searchFilters={parsed.success ? filters : { ...filters, from: '', to: '' }}
+      searchFilters={withoutUnread(filters, leftOut)}
       filterOptions={options}
     />
   );

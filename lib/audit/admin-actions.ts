@@ -2,11 +2,12 @@ import 'server-only';
 import { z } from 'zod';
 import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
 import { afterPosition, decodeCursor, encodeCursor } from '@/lib/http/keyset';
+import { queryText } from '@/lib/http/query';
 import { prisma } from '@/lib/store/db';
 import type { EventRow } from './chain';
 import { AUDIT_ACTIONS, type AuditAction } from './events';
 import { eventLine, type StoredLink } from './export';
-import { EXPORT_PAGE, exportHeaderLine, pagedExportStream } from './stream';
+import { EXPORT_PAGE, exportHeaderLine, jsonLinesFooter, pagedExportStream } from './stream';
 import { dateBound, peopleMatching } from './queries';
 
 /**
@@ -15,9 +16,7 @@ import { dateBound, peopleMatching } from './queries';
  */
 export const adminActionsQuerySchema = z.object({
   /** Who did it: part of their name or email. */
-  actor: z
-    .string()
-    .max(200)
+  actor: queryText(200)
     .transform((value) => value.trim() || undefined)
     .optional(),
   /** An action (`policy.changed`) or the group before its dot (`policy`); empty: all. */
@@ -28,7 +27,7 @@ export const adminActionsQuerySchema = z.object({
   from: dateBound(false),
   to: dateBound(true),
   limit: z.coerce.number().int().min(1).max(500).default(100),
-  cursor: z.string().max(200).optional(),
+  cursor: queryText(200).optional(),
   /** `jsonl`: every matching action as JSON Lines with the hash chain (no cap; `limit`/`cursor` ignored). */
   format: z.enum(['json', 'jsonl']).default('json'),
 });
@@ -97,13 +96,14 @@ export async function listAdminActions(
 
 /**
  * Every matching administrative action as JSON Lines with the hash chain, streamed (newest first,
- * one page of 500 per pull, no cap): the export header, then one `event` line per action
- * (lib/audit/export.ts), which `npm run audit:verify -- --file` checks offline.
+ * one page of 500 per pull, no cap): the export header, then one `event` line per action, then
+ * the end line with their count (lib/audit/export.ts), which `npm run audit:verify -- --file` checks offline.
  */
 export function adminActionsJsonLinesStream(query: AdminActionsQuery, db: PrismaClient = prisma()): ReadableStream<Uint8Array> {
   return pagedExportStream({
     header: () => exportHeaderLine(query, db),
     page: (cursor) => listAdminActions({ ...query, limit: EXPORT_PAGE, cursor }, db),
     rows: (entries) => entries.map((entry) => `${JSON.stringify(eventLine(entry.chained))}\n`).join(''),
+    footer: jsonLinesFooter,
   });
 }

@@ -17,8 +17,13 @@ import { contentHash, decisionContent, eventContent, GENESIS, linkHash, type Dec
  * Pure functions: no database, so `npm run audit:verify -- --file` runs anywhere.
  */
 
-/** The format name in the header line; a verifier refuses others. */
-export const EXPORT_FORMAT = 'countersign-audit-export/1';
+/**
+ * The format name in the header line. Version 2 ends every export with an end line (JSON Lines) or
+ * end row (CSV) that counts its entries, so a file that was cut off shows it.
+ */
+export const EXPORT_FORMAT = 'countersign-audit-export/2';
+/** The first format: the same lines, without the end line. The verifier still reads it. */
+export const EXPORT_FORMAT_V1 = 'countersign-audit-export/1';
 
 const link = {
   /** The link's number in the chain (decimal text: it may exceed 2^53); null for entries older than the chain. */
@@ -65,7 +70,7 @@ export const eventLineSchema = z.strictObject({
 
 export const headerLineSchema = z.strictObject({
   entry: z.literal('export'),
-  format: z.literal(EXPORT_FORMAT),
+  format: z.enum([EXPORT_FORMAT, EXPORT_FORMAT_V1]),
   /** ISO 8601 */
   exportedAt: z.string(),
   /** The filters the export was made with (as given; empty: the whole log). */
@@ -74,6 +79,25 @@ export const headerLineSchema = z.strictObject({
   head: z.object({ seq: z.string(), hash: z.string() }),
 });
 
+/**
+ * The last line of an export (format 2): how many entry lines came before it. Written only after the
+ * last page was read, so a download that broke off, or a file shortened later, has none or a wrong
+ * count.
+ */
+export const endLineSchema = z.strictObject({
+  entry: z.literal('end'),
+  entries: z.number().int().nonnegative(),
+});
+
+/** The CSV export's end row shows this in its first column; its `chainEntry` holds the end line. */
+export const csvEndLabel = (entries: number) => `End of export: ${entries} ${entries === 1 ? 'decision' : 'decisions'}`;
+
+/** The end line (with its newline) of an export that wrote `entries` entry lines. */
+export function exportEndLine(entries: number): string {
+  return `${JSON.stringify({ entry: 'end', entries } satisfies EndLine)}\n`;
+}
+
+export type EndLine = z.infer<typeof endLineSchema>;
 export type DecisionLine = z.infer<typeof decisionLineSchema>;
 export type EventLine = z.infer<typeof eventLineSchema>;
 export type HeaderLine = z.infer<typeof headerLineSchema>;
@@ -143,7 +167,7 @@ export interface ExportProblem {
   line: number;
   id: string | null;
   seq: string | null;
-  problem: 'unreadable' | 'content_changed' | 'args_changed' | 'wrong_hash' | 'wrong_previous_hash' | 'duplicate_link' | 'head_mismatch' | 'column_changed';
+  problem: 'unreadable' | 'truncated' | 'content_changed' | 'args_changed' | 'wrong_hash' | 'wrong_previous_hash' | 'duplicate_link' | 'head_mismatch' | 'column_changed';
   message: string;
 }
 
@@ -162,6 +186,11 @@ export interface ExportReport {
   head: { seq: string; hash: string } | null;
   /** The file holds the link the head names, with the head's hash: the last run ends at the head. */
   reachesHead: boolean;
+  /**
+   * The file ends with its end line (or end row) and holds as many entries as it counts: nothing was
+   * cut off its end. False for a file without one (an export of format 1, or loose entry lines).
+   */
+  complete: boolean;
   problems: ExportProblem[];
 }
 
@@ -204,6 +233,35 @@ class ExportChecker {
   private unchained = 0;
   readonly problems: ExportProblem[] = [];
   head: HeaderLine['head'] | null = null;
+  /** The end line's count and where it was, once read. */
+  end: { entries: number; line: number } | null = null;
+  /** Whether the file must end with an end line (format 2 and the CSV export). */
+  endExpected = false;
+
+  /** An entry line (or row) after the end line: the file was added to after the export. */
+  afterEnd(line: number): boolean {
+    if (!this.end) return false;
+    this.problems.push({ line, id: null, seq: null, problem: 'unreadable', message: `Line ${line} comes after the end line (line ${this.end.line}).` });
+    return true;
+  }
+
+  /** Checks the end line against what was read (called once, after the last line). */
+  private checkEnd(): boolean {
+    if (!this.end) {
+      if (this.endExpected) {
+        this.problems.push({ line: this.lastLine + 1, id: null, seq: null, problem: 'truncated', message: 'The file has no end line: the download broke off, or the file was cut short.' });
+      }
+      return false;
+    }
+    if (this.end.entries !== this.entries) {
+      this.problems.push({ line: this.end.line, id: null, seq: null, problem: 'truncated', message: `The end line counts ${this.end.entries} entries; the file holds ${this.entries}: entries were removed or added.` });
+      return false;
+    }
+    return true;
+  }
+
+  /** The last line (or row) number seen, for a problem about the end of the file. */
+  lastLine = 0;
 
   add(entry: EntryLine, line: number) {
     this.entries += 1;
@@ -222,6 +280,7 @@ class ExportChecker {
   }
 
   report(): ExportReport {
+    const complete = this.checkEnd();
     const links = [...this.links].sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0));
     const runs: ExportReport['runs'] = [];
     let previous: Checked | null = null;
@@ -260,6 +319,7 @@ class ExportChecker {
       startsAtGenesis: links[0]?.seq === 1n && links[0].prevHash === GENESIS,
       head: this.head,
       reachesHead,
+      complete,
       problems: this.problems,
     };
   }
@@ -286,6 +346,8 @@ export function verifyJsonLinesExport(text: string): ExportReport {
   lines.forEach((raw, index) => {
     const line = index + 1;
     if (!raw.trim()) return;
+    checker.lastLine = line;
+    if (checker.afterEnd(line)) return;
     let value: unknown;
     try {
       value = JSON.parse(raw);
@@ -296,8 +358,18 @@ export function verifyJsonLinesExport(text: string): ExportReport {
     const entry = (value as { entry?: unknown } | null)?.entry;
     if (entry === 'export') {
       const header = headerLineSchema.safeParse(value);
-      if (header.success && checker.head === null) checker.head = header.data.head;
-      else checker.problems.push({ line, id: null, seq: null, problem: 'unreadable', message: `Line ${line} is not a header of ${EXPORT_FORMAT} (or a second header).` });
+      if (header.success && checker.head === null) {
+        checker.head = header.data.head;
+        checker.endExpected = header.data.format === EXPORT_FORMAT;
+      } else {
+        checker.problems.push({ line, id: null, seq: null, problem: 'unreadable', message: `Line ${line} is not a header of ${EXPORT_FORMAT} (or a second header).` });
+      }
+      return;
+    }
+    if (entry === 'end') {
+      const end = endLineSchema.safeParse(value);
+      if (end.success) checker.end = { entries: end.data.entries, line };
+      else checker.problems.push({ line, id: null, seq: null, problem: 'unreadable', message: `Line ${line} is not an end line ({"entry":"end","entries":<count>}).` });
       return;
     }
     const parsed = (entry === 'decision' ? decisionLineSchema : eventLineSchema).safeParse(value);
@@ -352,13 +424,23 @@ export function verifyCsvExport(text: string): ExportReport {
     checker.unreadable(0, `The file is not CSV: ${(error as Error).message}`);
     return checker.report();
   }
+  // A CSV export always ends with its end row (the CSV has no header line to name a format).
+  checker.endExpected = true;
   records.forEach((record, index) => {
     const line = index + 1;
+    checker.lastLine = line;
+    if (checker.afterEnd(line)) return;
     let value: unknown;
     try {
       value = JSON.parse(record.chainEntry ?? '');
     } catch {
       checker.unreadable(line, `Row ${line} has no readable chainEntry.`, record.id ?? null);
+      return;
+    }
+    if ((value as { entry?: unknown } | null)?.entry === 'end') {
+      const end = endLineSchema.safeParse(value);
+      if (end.success) checker.end = { entries: end.data.entries, line };
+      else checker.unreadable(line, `Row ${line}'s chainEntry is not an end row ({"entry":"end","entries":<count>}).`);
       return;
     }
     const parsed = decisionLineSchema.omit({ seq: true, contentHash: true, prevHash: true, hash: true }).safeParse(value);
@@ -402,11 +484,15 @@ export function describeExportReport(report: ExportReport): string[] {
   }
   const runs = report.runs.map((run) => (run.fromSeq === run.toSeq ? run.fromSeq : `${run.fromSeq}–${run.toSeq}`));
   if (runs.length > 0) out.push(`Link runs (each link follows the one before): ${runs.length > 12 ? `${runs.slice(0, 12).join(', ')} … (${runs.length})` : runs.join(', ')}.`);
-  if (report.runs.length === 1 && report.startsAtGenesis && report.reachesHead) {
+  if (report.complete) out.push(`The file ends with its end line (${report.entries} entries): nothing was cut off its end.`);
+  else if (!report.problems.some((problem) => problem.problem === 'truncated')) {
+    out.push('The file has no end line (an export of format 1, or loose entry lines): whether something was cut off its end cannot be told.');
+  }
+  if (report.runs.length === 1 && report.startsAtGenesis && report.reachesHead && report.complete) {
     out.push('One unbroken run from the genesis hash to the chain head at export time: the file is the whole chain.');
   } else if (report.runs.length > 0) {
     out.push(
-      'Gaps between runs are entries outside the filter (or removed): a filtered export proves each entry and each run, not that nothing matching is missing.',
+      'Gaps between runs are links the file does not hold: entries outside the filter, entries of the other kind (a decisions export holds no admin actions and the reverse; the whole-chain export, GET /api/audit/chain, holds both), or removed ones. Such a file proves each entry and each run, not that nothing matching is missing.',
     );
   }
   if (report.head) out.push(`Chain head at export: link ${report.head.seq} ${report.head.hash}${report.reachesHead ? ' (in the file)' : ''}.`);

@@ -1,6 +1,7 @@
 import 'server-only';
 import { stringify } from 'csv-stringify/sync';
 import { z } from 'zod';
+import { queryText } from '@/lib/http/query';
 import { afterPosition, decodeCursor, encodeCursor, type KeysetPosition } from '@/lib/http/keyset';
 import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
 import { prisma } from '@/lib/store/db';
@@ -8,13 +9,11 @@ import { listCallActivity, type CallActivityEntry } from '@/lib/inbox/notes';
 import type { ToolDescription } from '@/lib/agent/tool';
 import { describeAppCall } from '@/lib/chat/describe';
 import type { DecisionRow } from './chain';
-import { csvCellText, decisionLine, type StoredLink } from './export';
-import { EXPORT_PAGE, exportHeaderLine, pagedExportStream } from './stream';
+import { csvCellText, csvEndLabel, decisionLine, exportEndLine, type StoredLink } from './export';
+import { EXPORT_PAGE, exportHeaderLine, jsonLinesFooter, pagedExportStream } from './stream';
 
 /** Free text a person types into a filter: trimmed, empty means "no filter". */
-const filterText = z
-  .string()
-  .max(200)
+const filterText = queryText(200)
   .transform((value) => value.trim() || undefined)
   .optional();
 
@@ -50,7 +49,7 @@ export const decisionFiltersSchema = z.object({
   person: filterText,
   /** Who asked (started the run): part of their name or email. */
   requester: filterText,
-  actorId: z.string().max(100).optional(),
+  actorId: queryText(100).optional(),
   toolName: filterText,
   agentId: filterText,
   kind: z.enum(['approval', 'decline', 'resume', 'escalation']).optional(),
@@ -63,7 +62,7 @@ export const decisionFiltersSchema = z.object({
 export const auditQuerySchema = decisionFiltersSchema.extend({
   limit: z.coerce.number().int().min(1).max(500).default(100),
   /** Opaque keyset cursor from a previous page's `nextCursor`. */
-  cursor: z.string().max(200).optional(),
+  cursor: queryText(200).optional(),
   /** `csv` and `jsonl` (JSON Lines): the whole filtered log as a streamed download with the hash chain. */
   format: z.enum(['json', 'csv', 'jsonl']).default('json'),
 });
@@ -271,7 +270,8 @@ export function auditCsvRows(entries: ChainedAuditEntry[]): string {
  * The whole filtered audit log as JSON Lines, streamed like the CSV (one keyset page per pull, no
  * cap, newest first): a header line `{ entry: 'export', format, exportedAt, filters, head }` with
  * the chain head when the export started, then one line per decision with exactly the fields its
- * hash covers and its link (lib/audit/export.ts), which `npm run audit:verify -- --file` checks.
+ * hash covers and its link, then the end line `{ entry: 'end', entries }` (lib/audit/export.ts),
+ * which `npm run audit:verify -- --file` checks.
  *
  * @returns a byte stream for a Response body (`application/jsonl`)
  */
@@ -279,19 +279,32 @@ export function auditJsonLinesStream(query: AuditQuery, db: PrismaClient = prism
   return pagedExport(
     () => exportHeaderLine(query, db),
     (entries) => entries.map((entry) => `${JSON.stringify(decisionLine(entry.chained))}\n`).join(''),
+    jsonLinesFooter,
     query,
     db,
   );
 }
 
-/** Streams a header, then one keyset page of CSV_PAGE audit entries per pull (see pagedExportStream). */
+/** Streams a header, then one keyset page of CSV_PAGE audit entries per pull, then the footer (see pagedExportStream). */
 function pagedExport(
   header: () => Promise<string>,
   rows: (entries: ChainedAuditEntry[]) => string,
+  footer: (entries: number) => string,
   query: AuditQuery,
   db: PrismaClient,
 ): ReadableStream<Uint8Array> {
-  return pagedExportStream({ header, rows, page: (cursor) => listAudit({ ...query, limit: CSV_PAGE, cursor }, db) });
+  return pagedExportStream({ header, rows, footer, page: (cursor) => listAudit({ ...query, limit: CSV_PAGE, cursor }, db) });
+}
+
+/**
+ * The CSV export's last row: `at` reads "End of export: N decisions", `chainEntry` holds the end line
+ * (`{"entry":"end","entries":N}`) the verifier checks, every other cell is empty.
+ */
+export function auditCsvEndRow(entries: number): string {
+  const cells = [...CSV_COLUMNS, ...CSV_CHAIN_COLUMNS].map((column) =>
+    column === 'at' ? csvEndLabel(entries) : column === 'chainEntry' ? exportEndLine(entries).trim() : '',
+  );
+  return stringify([cells], { record_delimiter: 'windows' });
 }
 
 /** Rows read per statement while streaming the CSV export. */
@@ -300,11 +313,12 @@ export const CSV_PAGE = EXPORT_PAGE;
 /**
  * The whole filtered audit log as CSV (auditCsv's format), streamed: the header, then one keyset
  * page of CSV_PAGE decisions per pull, each read only when the client has taken the previous one
- * (backpressure), so memory stays flat however many rows match and there is no cap. `limit` and
+ * (backpressure), so memory stays flat however many rows match and there is no cap; then the end
+ * row (auditCsvEndRow), so a file cut short shows it. `limit` and
  * `cursor` of the query are ignored: the export always starts at the newest matching decision.
  *
  * @returns a byte stream for a Response body
  */
 export function auditCsvStream(query: AuditQuery, db: PrismaClient = prisma()): ReadableStream<Uint8Array> {
-  return pagedExport(async () => CSV_HEADER, auditCsvRows, query, db);
+  return pagedExport(async () => CSV_HEADER, auditCsvRows, auditCsvEndRow, query, db);
 }

@@ -1,27 +1,33 @@
 import 'server-only';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { GENESIS } from './chain';
-import { EXPORT_FORMAT, type HeaderLine } from './export';
+import { EXPORT_FORMAT, exportEndLine, type HeaderLine } from './export';
 
 /** Rows read per statement while streaming an export. */
 export const EXPORT_PAGE = 500;
 
 /**
  * An export as a byte stream: the header, then one keyset page per pull, each read only when the
- * client has taken the previous one (backpressure), so memory stays flat and there is no cap.
+ * client has taken the previous one (backpressure), so memory stays flat and there is no cap; then
+ * the footer, written only once the last page was read. When a page fails, the stream errors
+ * instead: the response breaks off without its footer, and the verifier reports the file as cut
+ * short (`truncated`) — the status, 200, went out with the first byte.
  *
  * @param input.header the first text (e.g. the CSV header or the JSON Lines header line)
  * @param input.page reads the page after `cursor` (undefined: the first), EXPORT_PAGE entries
  * @param input.rows the text of one page's entries
+ * @param input.footer the last text, given how many entries were written (the end line or row)
  */
 export function pagedExportStream<E>(input: {
   header: () => Promise<string>;
   page: (cursor: string | undefined) => Promise<{ entries: E[]; nextCursor: string | null }>;
   rows: (entries: E[]) => string;
+  footer: (entries: number) => string;
 }): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let cursor: string | undefined;
   let started = false;
+  let written = 0;
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
@@ -31,8 +37,13 @@ export function pagedExportStream<E>(input: {
         }
         const page = await input.page(cursor);
         if (page.entries.length > 0) controller.enqueue(encoder.encode(input.rows(page.entries)));
-        if (page.nextCursor) cursor = page.nextCursor;
-        else controller.close();
+        written += page.entries.length;
+        if (page.nextCursor) {
+          cursor = page.nextCursor;
+        } else {
+          controller.enqueue(encoder.encode(input.footer(written)));
+          controller.close();
+        }
       },
     },
     { highWaterMark: 1 },
@@ -56,3 +67,6 @@ export async function exportHeaderLine(query: Record<string, unknown>, db: Prism
   };
   return `${JSON.stringify(header)}\n`;
 }
+
+/** The JSON Lines exports' footer: the end line with the number of entry lines. */
+export const jsonLinesFooter = exportEndLine;

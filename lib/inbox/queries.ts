@@ -2,6 +2,7 @@ import 'server-only';
 import { z } from 'zod';
 import { dateBound, peopleMatching } from '@/lib/audit/queries';
 import { ApiError } from '@/lib/http/errors';
+import { queryText } from '@/lib/http/query';
 import { afterPosition, decodeCursor, encodeCursor, type KeysetPosition } from '@/lib/http/keyset';
 import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
 import { pendingColumns, toPendingCall, type PendingRow } from '@/lib/store/prisma-store';
@@ -85,9 +86,9 @@ export const inboxQuerySchema = z.object({
   status: z.enum(['pending', 'unknown']).default('pending'),
   limit: z.coerce.number().int().min(1).max(100).default(50),
   /** Opaque keyset cursor from a previous page's `nextCursor`. */
-  cursor: z.string().max(200).optional(),
-  agentId: z.string().max(100).optional(),
-  toolName: z.string().max(100).optional(),
+  cursor: queryText(200).optional(),
+  agentId: queryText(100).optional(),
+  toolName: queryText(100).optional(),
   /** Which queue (INBOX_QUEUES); unset: `all`. */
   queue: z.enum(INBOX_QUEUES).optional(),
   /**
@@ -97,9 +98,7 @@ export const inboxQuerySchema = z.object({
    */
   sort: z.enum(INBOX_SORTS).optional(),
   /** Who asked: part of their display name or email (case-insensitive). */
-  requester: z
-    .string()
-    .max(200)
+  requester: queryText(200)
     .transform((value) => value.trim() || undefined)
     .optional(),
   /** Asked at or after (a day `YYYY-MM-DD` in UTC, or an ISO 8601 instant). */

@@ -372,7 +372,7 @@ export const paths: ZodOpenApiPathsObject = {
           content: {
             'application/json': { schema: anyObject('AuditPage', '`{ entries, nextCursor }`') },
             'text/csv': { schema: z.string() },
-            'application/jsonl': { schema: z.string().meta({ description: 'A header line, then one line per decision with its hash chain link' }) },
+            'application/jsonl': { schema: z.string().meta({ description: 'A header line, then one line per decision with its hash chain link, then the end line with their count' }) },
           },
         },
         ...errors(400, 401, 403),
@@ -390,10 +390,26 @@ export const paths: ZodOpenApiPathsObject = {
           description: 'A page of actions',
           content: {
             'application/json': { schema: anyObject('AdminActionsPage', '`{ entries: [{ id, at, action, actorId, actorRole, targetType, targetId, details }], nextCursor }`') },
-            'application/jsonl': { schema: z.string().meta({ description: 'A header line, then one line per action with its hash chain link' }) },
+            'application/jsonl': { schema: z.string().meta({ description: 'A header line, then one line per action with its hash chain link, then the end line with their count' }) },
           },
         },
         ...errors(400, 401, 403),
+      },
+    },
+  },
+  '/api/audit/chain': {
+    get: {
+      tags: ['Audit'],
+      summary: 'The whole audit hash chain as JSON Lines: every link, decisions and admin actions, oldest first up to the head',
+      ...access('audit:read', 'admins'),
+      responses: {
+        '200': {
+          description: 'The chain, checked offline by npm run audit:verify -- --file',
+          content: {
+            'application/jsonl': { schema: z.string().meta({ description: 'A header line with the chain head, one line per link from link 1, then the end line with their count' }) },
+          },
+        },
+        ...errors(401, 403),
       },
     },
   },

@@ -9,12 +9,16 @@ import { Agent } from '../../lib/agent/agent';
 import { createTool } from '../../lib/agent/tool';
 import { contentHash, eventContent, linkHash } from '../../lib/audit/chain';
 import { recordAuditEvent } from '../../lib/audit/events';
-import { verifyCsvExport, verifyJsonLinesExport } from '../../lib/audit/export';
+import { chainJsonLinesStream } from '../../lib/audit/chain-export';
+import { describeExportReport, verifyCsvExport, verifyJsonLinesExport } from '../../lib/audit/export';
+import { pagedExportStream } from '../../lib/audit/stream';
+import { verifyAuditChain } from '../../lib/audit/verify';
 import { auditCsvStream, auditJsonLinesStream, auditQuerySchema } from '../../lib/audit/queries';
 import { ScriptedModel } from '../../lib/models/scripted';
 import { createPrismaClient } from '../../lib/store/db';
 import { PrismaAgentStore } from '../../lib/store/prisma-store';
 import { databaseUrl, newThreadId } from '../support/harness';
+import { createScratchDatabase } from '../support/scratch-db';
 
 /*
  * Audit exports carry the hash chain: a JSON Lines or CSV download of a filtered audit log is
@@ -77,10 +81,12 @@ describe('audit exports with the hash chain', () => {
   it('a JSON Lines export of a filtered log verifies offline; one changed byte is named by line and entry', async () => {
     const jsonl = await text(auditJsonLinesStream(auditQuerySchema.parse({ format: 'jsonl', toolName: toolId }), db));
     const lines = jsonl.split('\n').filter(Boolean);
-    expect(lines).toHaveLength(1 + ids.length);
+    expect(lines).toHaveLength(1 + ids.length + 1);
     const header = JSON.parse(lines[0]);
-    expect(header).toMatchObject({ entry: 'export', format: 'countersign-audit-export/1', filters: { toolName: toolId } });
-    const entries = lines.slice(1).map((line) => JSON.parse(line));
+    expect(header).toMatchObject({ entry: 'export', format: 'countersign-audit-export/2', filters: { toolName: toolId } });
+    // The end line counts the entries: written only after the last page was read.
+    expect(JSON.parse(lines.at(-1)!)).toEqual({ entry: 'end', entries: ids.length });
+    const entries = lines.slice(1, -1).map((line) => JSON.parse(line));
     expect(entries.map((e) => e.id).sort()).toEqual([...ids].sort());
     // Each line: the link and the canonical content fields the hash covers, nothing more.
     expect(Object.keys(entries[0]).sort()).toEqual(
@@ -94,7 +100,7 @@ describe('audit exports with the hash chain', () => {
     expect(good.out).toContain(`Export holds: ${ids.length} entries`);
     const report = verifyJsonLinesExport(jsonl);
     // Four decisions written back to back: one run of consecutive links.
-    expect(report).toMatchObject({ ok: true, entries: 4, unchained: 0, problems: [] });
+    expect(report).toMatchObject({ ok: true, entries: 4, unchained: 0, complete: true, problems: [] });
     expect(report.runs).toHaveLength(1);
     expect(BigInt(report.runs[0].toSeq) - BigInt(report.runs[0].fromSeq)).toBe(3n);
 
@@ -113,7 +119,7 @@ describe('audit exports with the hash chain', () => {
   it('a forger who recomputes an entry’s own hashes is caught by the link to its neighbour; arguments are covered by the fingerprint', async () => {
     const jsonl = await text(auditJsonLinesStream(auditQuerySchema.parse({ format: 'jsonl', toolName: toolId }), db));
     const lines = jsonl.split('\n').filter(Boolean);
-    const entries = lines.slice(1).map((line) => JSON.parse(line));
+    const entries = lines.slice(1, -1).map((line) => JSON.parse(line));
     const [first, second] = [...entries].sort((a, b) => Number(BigInt(a.seq) - BigInt(b.seq)));
     // Change the second link's content and rebuild its content hash and hash consistently.
     const forged = { ...second, reason: 'forged' };
@@ -154,7 +160,9 @@ describe('audit exports with the hash chain', () => {
     await writeFile(file, csv);
     const good = await verifyCli(file);
     expect(good.code, good.out).toBe(0);
-    expect(verifyCsvExport(csv)).toMatchObject({ ok: true, entries: 4 });
+    expect(verifyCsvExport(csv)).toMatchObject({ ok: true, entries: 4, complete: true });
+    // The last row says where the export ends, for people and for the verifier.
+    expect(csv.split('\r\n').filter(Boolean).at(-1)).toMatch(/^End of export: 4 decisions,.*"\{""entry"":""end"",""entries"":4\}"$/);
     // The formula-looking reason is neutralised in its readable cell and still verifies.
     expect(csv).toContain(`"'=HYPERLINK(""x"")"`);
 
@@ -175,6 +183,102 @@ describe('audit exports with the hash chain', () => {
     const bad = await verifyCli(file);
     expect(bad.code).toBe(1);
     expect(bad.out).toContain(`entry ${targetId}`);
+  }, 60_000);
+
+  it('a file cut short, or with entries taken out or added, is reported as truncated', async () => {
+    const jsonl = await text(auditJsonLinesStream(auditQuerySchema.parse({ format: 'jsonl', toolName: toolId }), db));
+    const lines = jsonl.split('\n').filter(Boolean);
+    // Cut off at a line end (a broken download): no end line.
+    const cut = lines.slice(0, -2).join('\n');
+    expect(verifyJsonLinesExport(cut)).toMatchObject({ ok: false, complete: false, problems: [expect.objectContaining({ problem: 'truncated', line: lines.length - 1 })] });
+    const file = path.join(dir, 'cut.jsonl');
+    await writeFile(file, cut);
+    const cli = await verifyCli(file);
+    expect(cli.code).toBe(1);
+    expect(cli.out).toContain('truncated. The file has no end line');
+    // One entry taken out, the end line kept: its count no longer matches.
+    const removed = [...lines.slice(0, 2), ...lines.slice(3)].join('\n');
+    expect(verifyJsonLinesExport(removed).problems).toEqual([expect.objectContaining({ problem: 'truncated', line: lines.length - 1 })]);
+    // A line after the end line.
+    const appended = [...lines, lines[1]].join('\n');
+    expect(verifyJsonLinesExport(appended).problems).toEqual([expect.objectContaining({ problem: 'unreadable', line: lines.length + 1 })]);
+    // The CSV without its end row.
+    const csv = await text(auditCsvStream(auditQuerySchema.parse({ format: 'csv', toolName: toolId }), db));
+    const rows = csv.split('\r\n').filter(Boolean);
+    expect(verifyCsvExport(rows.slice(0, -1).join('\r\n'))).toMatchObject({ ok: false, complete: false, problems: [expect.objectContaining({ problem: 'truncated' })] });
+    // A format 1 file (written before end lines existed) has none to check: it holds, but cannot say it is complete.
+    const v1 = lines.slice(0, -1).join('\n').replace('countersign-audit-export/2', 'countersign-audit-export/1');
+    const v1Report = verifyJsonLinesExport(v1);
+    expect(v1Report).toMatchObject({ ok: true, complete: false });
+    expect(describeExportReport(v1Report).join('\n')).toContain('whether something was cut off its end cannot be told');
+  });
+
+  it('an export whose reading fails part-way errors instead of ending: what arrived has no end line', async () => {
+    let pages = 0;
+    const stream = pagedExportStream<string>({
+      header: async () => '{"entry":"export"}\n',
+      page: async (cursor) => {
+        pages += 1;
+        if (cursor) throw new Error('connection lost');
+        return { entries: ['a', 'b'], nextCursor: 'after-b' };
+      },
+      rows: (entries) => entries.map((e) => `${e}\n`).join(''),
+      footer: (n) => `end ${n}\n`,
+    });
+    const reader = stream.getReader();
+    const decoder = new TextDecoder();
+    let received = '';
+    await expect(
+      (async () => {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) return;
+          received += decoder.decode(value);
+        }
+      })(),
+    ).rejects.toThrow('connection lost');
+    expect(pages).toBe(2);
+    expect(received).toBe('{"entry":"export"}\na\nb\n');
+  });
+
+  it('the whole-chain export is one run from the genesis hash to the head, decisions and admin actions together', async () => {
+    // A database of its own: other files tamper with the shared chain on purpose (audit-chain.test.ts).
+    const scratch = await createScratchDatabase('audit_chain_export');
+    const chainDb = createPrismaClient(scratch.url, { maxConnections: 2 });
+    try {
+      const chainAgent = new Agent({ id: 'ops-agent', name: 'Ops', instructions: 'chain', model: new ScriptedModel(), tools: [gated], store: new PrismaAgentStore(chainDb) });
+      for (let i = 0; i < 9; i++) {
+        const run = await chainAgent.generate(`/tool ${toolId} ${JSON.stringify({ n: `c${i}` })}`, { threadId: newThreadId(), resourceId: user.id });
+        await chainAgent.approveToolCallGenerate({ runId: run.runId, toolCallId: run.suspendedToolCalls[0].toolCallId, actor: user });
+        if (i % 2 === 0) await recordAuditEvent({ action: 'auth.signed_in', actor: user, target: { type: 'user', id: user.id }, details: { i } }, chainDb);
+      }
+      const live = await verifyAuditChain(chainDb);
+      expect(live).toMatchObject({ ok: true, checked: 14, head: { seq: '14' } });
+      // Pages of 3 links: several pages, each merging both tables.
+      const jsonl = await text(chainJsonLinesStream(chainDb, { pageSize: 3 }));
+      const lines = jsonl.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+      expect(lines[0]).toMatchObject({ entry: 'export', filters: {}, head: live.head });
+      expect(lines.at(-1)).toEqual({ entry: 'end', entries: 14 });
+      const links = lines.slice(1, -1);
+      expect(links.map((l) => Number(l.seq))).toEqual(Array.from({ length: 14 }, (_, i) => i + 1));
+      expect(links.filter((l) => l.entry === 'event')).toHaveLength(5);
+      const report = verifyJsonLinesExport(jsonl);
+      expect(report).toMatchObject({ ok: true, startsAtGenesis: true, reachesHead: true, complete: true, runs: [{ fromSeq: '1', toSeq: '14' }] });
+      expect(describeExportReport(report).join('\n')).toContain('the file is the whole chain');
+      // The decisions export of the same database has gaps where the admin actions are.
+      const decisionsOnly = verifyJsonLinesExport(await text(auditJsonLinesStream(auditQuerySchema.parse({ format: 'jsonl' }), chainDb)));
+      expect(decisionsOnly).toMatchObject({ ok: true, complete: true });
+      expect(decisionsOnly.runs.length).toBeGreaterThan(1);
+      expect(describeExportReport(decisionsOnly).join('\n')).not.toContain('the file is the whole chain');
+      // Without its last link (and the end line recounted) it no longer reaches the head.
+      const raw = jsonl.split('\n').filter(Boolean);
+      const short = [...raw.slice(0, -2), JSON.stringify({ entry: 'end', entries: 13 })].join('\n');
+      expect(verifyJsonLinesExport(short)).toMatchObject({ ok: true, reachesHead: false });
+      expect(describeExportReport(verifyJsonLinesExport(short)).join('\n')).not.toContain('the file is the whole chain');
+    } finally {
+      await chainDb.$disconnect();
+      await scratch.drop();
+    }
   }, 60_000);
 
   it('audit events (admin actions) are entries the verifier checks the same way', async () => {

@@ -162,11 +162,17 @@ describe('keyset pages', () => {
     const chunks = await read(auditCsvStream(auditQuerySchema.parse({ format: 'csv', person: 'RITA@example', limit: 10 }), db));
     const lines = chunks.join('').split('\r\n').filter(Boolean);
     expect(lines[0]).toMatch(/^at,actorId,actorRole,kind/);
-    expect(lines).toHaveLength(1 + DECISIONS / 2);
-    expect(lines.slice(1).every((line) => line.split(',')[1] === 'reviewer-rita')).toBe(true);
-    // Header, then one chunk per page of CSV_PAGE rows.
-    expect(chunks).toHaveLength(1 + Math.ceil(DECISIONS / 2 / CSV_PAGE));
-    expect((await read(auditCsvStream(auditQuerySchema.parse({ format: 'csv', person: 'Lovelace' }), db))).join('').split('\r\n').filter(Boolean)).toHaveLength(1);
+    expect(lines).toHaveLength(1 + DECISIONS / 2 + 1);
+    expect(lines.slice(1, -1).every((line) => line.split(',')[1] === 'reviewer-rita')).toBe(true);
+    expect(lines.at(-1)).toMatch(new RegExp(`^End of export: ${DECISIONS / 2} decisions,`));
+    // Header, then one chunk per page of CSV_PAGE rows, then the end row once the last page was read.
+    expect(chunks).toHaveLength(1 + Math.ceil(DECISIONS / 2 / CSV_PAGE) + 1);
+    expect(chunks.at(-1)).toMatch(/^End of export/);
+    // Nothing matches: the header and the end row.
+    expect((await read(auditCsvStream(auditQuerySchema.parse({ format: 'csv', person: 'Lovelace' }), db))).join('').split('\r\n').filter(Boolean)).toEqual([
+      expect.stringMatching(/^at,actorId/),
+      expect.stringMatching(/^End of export: 0 decisions,/),
+    ]);
 
     // Backpressure: a reader that takes only the first rows leaves the rest unread.
     const stream = auditCsvStream(auditQuerySchema.parse({ format: 'csv' }), db);

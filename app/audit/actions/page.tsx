@@ -3,6 +3,7 @@ import { AdminActionsView } from '@/components/audit/admin-actions-view';
 import { displayNames, requirePageActor } from '@/lib/auth/session';
 import { adminActionsQuerySchema, listAdminActions } from '@/lib/audit/admin-actions';
 import { peopleInAction } from '@/lib/audit/describe-action';
+import { parseLeavingOut } from '@/lib/http/query';
 
 export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'Audit: admin actions' };
@@ -13,8 +14,9 @@ export default async function AdminActionsPage({ searchParams }: { searchParams:
   const text = (key: string) => (typeof raw[key] === 'string' ? (raw[key] as string).slice(0, 200) : '');
   const filters = { actor: text('actor'), action: text('action'), from: text('from'), to: text('to') };
   const cursor = text('cursor') || undefined;
-  const parsed = adminActionsQuerySchema.safeParse({ ...Object.fromEntries(Object.entries(filters).filter(([, value]) => value)), cursor });
-  const query = parsed.success ? parsed.data : adminActionsQuerySchema.parse({});
+  // Filters that cannot be read (a bad date, a NUL) are left out and shown empty.
+  const { data: query, leftOut } = parseLeavingOut(adminActionsQuerySchema, { ...Object.fromEntries(Object.entries(filters).filter(([, value]) => value)), cursor });
+  const unread = leftOut.filter((key) => key !== 'cursor');
   // A cursor that is not ours (edited URL) shows the newest page instead of an error page.
   const page = await listAdminActions(query).catch(() => listAdminActions({ ...query, cursor: undefined }));
   const entries = page.entries.map(({ chained: _chained, ...entry }) => entry);
@@ -23,8 +25,8 @@ export default async function AdminActionsPage({ searchParams }: { searchParams:
     <AdminActionsView
       entries={entries}
       nextCursor={page.nextCursor}
-      filters={filters}
-      filterError={parsed.success ? null : 'Some filters in this link could not be read (a date must look like 2026-11-30), so no filter is applied.'}
+      filters={{ ...filters, ...Object.fromEntries(unread.map((key) => [key, ''])) }}
+      filterError={unread.length === 0 ? null : 'Some filters in this link could not be read (a date must look like 2026-11-30), so they are left out.'}
       people={people}
       viewer={{ id: admin.id, name: admin.name, role: admin.role }}
     />

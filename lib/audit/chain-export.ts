@@ -1,0 +1,56 @@
+import 'server-only';
+import type { PrismaClient } from '@/lib/generated/prisma/client';
+import { prisma } from '@/lib/store/db';
+import { GENESIS } from './chain';
+import { decisionLine, EXPORT_FORMAT, eventLine, type HeaderLine } from './export';
+import { EXPORT_PAGE, jsonLinesFooter, pagedExportStream } from './stream';
+
+/**
+ * The whole audit hash chain as one JSON Lines export: every link, decisions and audit events
+ * together, oldest first, from link 1 to the chain head read when the export starts (links added
+ * while it streams are left for the next export). Its header has no filters. The decisions export
+ * (`GET /api/audit?format=jsonl`) and the admin-actions export each hold one kind of entry, so their
+ * runs have gaps where the other kind's links are; this file is one run from the genesis hash to the
+ * head, which `npm run audit:verify -- --file` reports as "the file is the whole chain". Entries older
+ * than the chain (no link) are not in it.
+ *
+ * Reads one page of links per pull (by link number, in each table's chain_seq index).
+ *
+ * @param options.pageSize links per page (default EXPORT_PAGE, 500)
+ * @returns a byte stream for a Response body (`application/jsonl`)
+ */
+export function chainJsonLinesStream(db: PrismaClient = prisma(), options: { pageSize?: number } = {}): ReadableStream<Uint8Array> {
+  const pageSize = options.pageSize ?? EXPORT_PAGE;
+  let headSeq = 0n;
+  return pagedExportStream({
+    async header() {
+      const head = await db.auditChainHead.findUnique({ where: { id: 1 } });
+      headSeq = head?.seq ?? 0n;
+      const header: HeaderLine = {
+        entry: 'export',
+        format: EXPORT_FORMAT,
+        exportedAt: new Date().toISOString(),
+        filters: {},
+        head: { seq: String(headSeq), hash: head?.hash ?? GENESIS },
+      };
+      return `${JSON.stringify(header)}\n`;
+    },
+    async page(cursor) {
+      const range = { gt: cursor === undefined ? 0n : BigInt(cursor), lte: headSeq };
+      const [decisions, events] = await Promise.all([
+        db.decision.findMany({ where: { chainSeq: range }, orderBy: { chainSeq: 'asc' }, take: pageSize }),
+        db.auditEvent.findMany({ where: { chainSeq: range }, orderBy: { chainSeq: 'asc' }, take: pageSize }),
+      ]);
+      const links = [
+        ...decisions.map((row) => ({ seq: row.chainSeq!, line: decisionLine(row) })),
+        ...events.map((row) => ({ seq: row.chainSeq!, line: eventLine(row) })),
+      ].sort((a, b) => (a.seq < b.seq ? -1 : 1));
+      const entries = links.slice(0, pageSize);
+      // Either table may hold more after its last row read here, or the merge held more than a page.
+      const more = links.length > pageSize || decisions.length === pageSize || events.length === pageSize;
+      return { entries, nextCursor: more && entries.length > 0 ? String(entries.at(-1)!.seq) : null };
+    },
+    rows: (entries) => entries.map((entry) => `${JSON.stringify(entry.line)}\n`).join(''),
+    footer: jsonLinesFooter,
+  });
+}
