@@ -85,6 +85,43 @@ test.describe('chat: sending and errors', () => {
     await expect(page.getByTestId('composer-input')).toHaveValue('');
   });
 
+  test('approving a card already decided in another tab says it was you, and the card catches up', async ({ chat, page, context }) => {
+    const threadId = await chat.open();
+    await chat.send('delete record rec-35');
+    await expect(chat.approvalCard('delete-record')).toHaveAttribute('data-state', 'pending');
+    // A second tab on the same chat that hears nothing live, so its card stays stale.
+    const other = await context.newPage();
+    await other.route('**/api/chat/*/events', (route) => route.abort());
+    const stale = new ChatPage(other);
+    await stale.open(threadId);
+    await expect(stale.approvalCard('delete-record')).toHaveAttribute('data-state', 'pending');
+
+    await chat.approvalCard('delete-record').getByTestId('approve-button').click();
+    await expect(chat.approvalCard('delete-record')).toHaveAttribute('data-state', 'approved');
+    await stale.approvalCard('delete-record').getByTestId('approve-button').click();
+    const error = other.getByTestId('chat-error');
+    await expect(error).toContainText('You already approved this');
+    await expect(error).toContainText('The card now shows your decision.');
+    await expect(stale.approvalCard('delete-record')).toHaveAttribute('data-state', 'approved');
+  });
+
+  test('near the length limit the composer counts, and at it says that longer text is not kept', async ({ chat, page }) => {
+    await chat.open();
+    const input = page.getByTestId('composer-input');
+    await expect(input).toBeEditable();
+    await input.fill('x'.repeat(7_000));
+    await expect(page.getByTestId('composer-count')).toHaveCount(0);
+    await input.fill('x'.repeat(7_500));
+    await expect(page.getByTestId('composer-count')).toHaveText('7,500 of 8,000 characters');
+    // A paste longer than the limit: the box keeps 8,000 characters and says so.
+    await input.fill('');
+    await input.focus();
+    await page.keyboard.insertText('y'.repeat(9_000));
+    await expect(input).toHaveValue('y'.repeat(8_000));
+    await expect(page.getByTestId('composer-count')).toContainText('8,000 of 8,000 characters: the limit. Text beyond it is not kept');
+    await checkAccessible(page, 'composer-at-limit');
+  });
+
   test('tool results and tool errors read as text, never as JSON', async ({ chat, page }) => {
     await chat.open();
     await chat.send('/tool lookup-customer {"customerId":"cus-1"}\n/tool lookup-customer {"customerId":""}');

@@ -195,6 +195,7 @@ test.describe('bad input changes nothing', () => {
         code: 'MESSAGE_TOO_LONG',
       },
       { name: 'empty message', send: () => request.post('/api/chat', { data: { id: 't2', messages: [{ role: 'user', parts: [{ type: 'text', text: '   ' }] }] } }), status: 400, code: 'EMPTY_MESSAGE' },
+      { name: 'text part that is not text', send: () => request.post('/api/chat', { data: { id: 't3', messages: [{ role: 'user', parts: [{ type: 'text', text: 42 }] }] } }), status: 400, code: 'BAD_REQUEST' },
       { name: 'decision with wrong types', send: () => request.post('/api/runs/r/tool-calls/c/decision', { data: { approved: 'yes' } }), status: 400, code: 'BAD_REQUEST' },
       { name: 'decision on an unknown run', send: () => request.post('/api/runs/nope/tool-calls/nope/decision', { data: { approved: true } }), status: 404, code: 'NO_SNAPSHOT_FOUND' },
       { name: 'resume of an unknown run', send: () => request.post('/api/runs/nope/tool-calls/nope/resume', { data: { resumeData: { city: 'Oslo' } } }), status: 404, code: 'NO_SNAPSHOT_FOUND' },

@@ -162,7 +162,9 @@ function toFriendly(error: Error, people: People, viewerId: string): FriendlyErr
   const parsed = parseApiError(error.message);
   if (parsed?.code === 'ALREADY_DECIDED') {
     // The chat fetches the outcome by itself (see below), so the card is the next step.
-    return { ...friendlyError(parsed, people, viewerId), next: 'The card now shows their decision.' };
+    const decidedBy = (parsed.details as { decidedBy?: unknown } | undefined)?.decidedBy;
+    const whose = decidedBy === viewerId ? 'your' : decidedBy ? 'their' : 'the';
+    return { ...friendlyError(parsed, people, viewerId), next: `The card now shows ${whose} decision.` };
   }
   if (parsed) return friendlyError(parsed, people, viewerId);
   const text = error.message.trim();

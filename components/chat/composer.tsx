@@ -5,6 +5,11 @@ import { useId, useRef, type KeyboardEvent } from 'react';
 import { Button } from '@/components/ui/button';
 import { useHydrated } from '@/components/ui/use-hydrated';
 import { Textarea } from '@/components/ui/textarea';
+import { MAX_MESSAGE_CHARS } from '@/lib/chat/limits';
+
+/** From this length on the composer shows how much of the limit is used. */
+const COUNT_FROM = MAX_MESSAGE_CHARS * 0.9;
+const number = new Intl.NumberFormat('en');
 
 export interface ComposerProps {
   value: string;
@@ -15,10 +20,15 @@ export interface ComposerProps {
   busy: boolean;
 }
 
-/** The message box: Enter sends, Shift+Enter adds a line; while a turn streams, Send waits and Stop shows. */
+/**
+ * The message box: Enter sends, Shift+Enter adds a line; while a turn streams, Send waits and Stop
+ * shows. Near the length limit (MAX_MESSAGE_CHARS) a count appears, and at the limit it says that
+ * longer text (a long paste) was cut, since the box itself stops there without a word.
+ */
 export function Composer({ value, onChange, onSend, onStop, busy }: ComposerProps) {
   const inputId = useId();
   const hintId = useId();
+  const countId = useId();
   const formRef = useRef<HTMLFormElement>(null);
   const hydrated = useHydrated();
   const canSend = value.trim().length > 0 && !busy && hydrated;
@@ -31,42 +41,51 @@ export function Composer({ value, onChange, onSend, onStop, busy }: ComposerProp
   };
 
   return (
-    <form
-      ref={formRef}
-      onSubmit={(event) => {
-        event.preventDefault();
-        if (canSend) onSend();
-      }}
-      className="flex items-end gap-2 rounded-xl border border-input bg-background p-2 shadow-sm focus-within:ring-2 focus-within:ring-ring"
-    >
-      <label htmlFor={inputId} className="sr-only">
-        Message
-      </label>
-      <Textarea
-        id={inputId}
-        data-testid="composer-input"
-        value={value}
-        onChange={(event) => onChange(event.target.value)}
-        onKeyDown={onKeyDown}
-        placeholder="Message the agent…"
-        rows={1}
-        maxLength={8000}
-        // Typing before hydration would be lost: the box accepts text once it can keep it.
-        readOnly={!hydrated}
-        aria-describedby={hintId}
-        className="max-h-48 min-h-9 flex-1 resize-none border-0 bg-transparent px-2 py-1.5 shadow-none [field-sizing:content] focus-visible:ring-0"
-      />
-      <span id={hintId} className="sr-only">
-        Enter sends, Shift+Enter adds a new line.
-      </span>
-      {busy ? (
-        <Button variant="outline" size="icon" aria-label="Stop" data-testid="composer-stop" onClick={onStop}>
-          <Square className="fill-current" aria-hidden />
+    <>
+      <form
+        ref={formRef}
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (canSend) onSend();
+        }}
+        className="flex items-end gap-2 rounded-xl border border-input bg-background p-2 shadow-sm focus-within:ring-2 focus-within:ring-ring"
+      >
+        <label htmlFor={inputId} className="sr-only">
+          Message
+        </label>
+        <Textarea
+          id={inputId}
+          data-testid="composer-input"
+          value={value}
+          onChange={(event) => onChange(event.target.value)}
+          onKeyDown={onKeyDown}
+          placeholder="Message the agent…"
+          rows={1}
+          maxLength={MAX_MESSAGE_CHARS}
+          // Typing before hydration would be lost: the box accepts text once it can keep it.
+          readOnly={!hydrated}
+          aria-describedby={value.length >= COUNT_FROM ? `${hintId} ${countId}` : hintId}
+          className="max-h-48 min-h-9 flex-1 resize-none border-0 bg-transparent px-2 py-1.5 shadow-none [field-sizing:content] focus-visible:ring-0"
+        />
+        <span id={hintId} className="sr-only">
+          Enter sends, Shift+Enter adds a new line.
+        </span>
+        {busy ? (
+          <Button variant="outline" size="icon" aria-label="Stop" data-testid="composer-stop" onClick={onStop}>
+            <Square className="fill-current" aria-hidden />
+          </Button>
+        ) : null}
+        <Button type="submit" variant="primary" size="icon" aria-label="Send" data-testid="composer-send" disabled={!canSend}>
+          <ArrowUp aria-hidden />
         </Button>
+      </form>
+      {value.length >= COUNT_FROM ? (
+        <p id={countId} data-testid="composer-count" className={value.length >= MAX_MESSAGE_CHARS ? 'text-xs text-destructive' : 'text-xs text-muted-foreground'}>
+          {number.format(value.length)} of {number.format(MAX_MESSAGE_CHARS)} characters
+          {/* Announced once, at the limit, not on every keystroke near it. */}
+          <span role="status">{value.length >= MAX_MESSAGE_CHARS ? ': the limit. Text beyond it is not kept; send the rest in another message.' : ''}</span>
+        </p>
       ) : null}
-      <Button type="submit" variant="primary" size="icon" aria-label="Send" data-testid="composer-send" disabled={!canSend}>
-        <ArrowUp aria-hidden />
-      </Button>
-    </form>
+    </>
   );
 }

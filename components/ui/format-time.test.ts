@@ -43,6 +43,9 @@ describe('formatAgo', () => {
     expect(formatAgo('2025-03-03T14:01:55.000Z', now)).toBe('5 seconds ago');
     expect(formatAgo('2025-03-03T13:59:00.000Z', now)).toBe('3 minutes ago');
     expect(formatAgo('2025-03-01T14:02:00.000Z', now)).toBe('2 days ago');
+    // Rounded down, as "waiting …" (formatSpan) is: 2 min 40 s is "2 minutes" in both.
+    expect(formatAgo('2025-03-03T13:59:20.000Z', now)).toBe('2 minutes ago');
+    expect(formatSpan(Date.parse('2025-03-03T13:59:20.000Z'), now)).toBe('2 minutes');
     expect(formatAgo('nonsense', now)).toBe('');
   });
 });

@@ -13,12 +13,15 @@ export function formatExact(iso: string): string {
   return Number.isNaN(date.getTime()) ? iso : format(date, 'EEE d MMM yyyy, HH:mm:ss');
 }
 
-/** "3 s ago" style distance from now. */
+/**
+ * "3 minutes ago" style distance from now, in whole units rounded down like formatSpan, so a call
+ * shown as "waiting 2 minutes" was asked "2 minutes ago", not "3 minutes ago".
+ */
 export function formatAgo(iso: string, nowMs: number = Date.now()): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return '';
   if (nowMs - date.getTime() < 5_000) return 'just now';
-  return formatDistanceStrict(date, new Date(nowMs), { addSuffix: true });
+  return formatDistanceStrict(date, new Date(nowMs), { addSuffix: true, roundingMethod: 'floor' });
 }
 
 /** A short date for lists: "14:02" today, "3 Dec" this year, "3 Dec 2025" before. */

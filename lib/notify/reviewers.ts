@@ -1,7 +1,7 @@
 import 'server-only';
 import { describeRedacted } from '@/lib/agent/describe';
 import type { Tool } from '@/lib/agent/tool';
-import { describeToolCall, policyText, summarizeArgs } from '@/components/ui/describe';
+import { describeToolCall, policyText, revealBidi, summarizeArgs } from '@/components/ui/describe';
 import { env } from '@/lib/env';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { prisma } from '@/lib/store/db';
@@ -37,6 +37,8 @@ interface CallRow {
   toolName: string;
   args: unknown;
   policy: string;
+  /** The policy rule's own reason (its `why`), as the inbox shows it; null when the rule gave none. */
+  why: string | null;
   agentId: string;
   chain: string[];
   requestedBy: string;
@@ -93,7 +95,8 @@ export function reviewMail(call: CallRow, kind: ReviewEvent['kind'], to: string[
     `Arguments: ${summarizeArgs(args, 500) || 'none'}`,
     `Asked by: ${requester}`,
     `Asked at: ${call.createdAt.toISOString()} (UTC)`,
-    `Why it waits: ${policyText(call.policy)}`,
+    // The same words as the inbox's "why": the rule's own reason, else what the policy means.
+    `Why it waits: ${call.why ? revealBidi(call.why) : policyText(call.policy)}`,
     '',
     `Open it in the inbox: ${link}`,
   ];
@@ -125,7 +128,7 @@ export async function notifyReviewers(
 ): Promise<NotifyOutcome> {
   const db = deps.db ?? prisma();
   const [call] = await db.$queryRaw<CallRow[]>`
-    SELECT p.id, p.status, p.kind, p.tool_name AS "toolName", p.args, p.policy, p.agent_id AS "agentId", p.chain,
+    SELECT p.id, p.status, p.kind, p.tool_name AS "toolName", p.args, p.policy, p.policy_evaluation->>'why' AS "why", p.agent_id AS "agentId", p.chain,
       p.requested_by AS "requestedBy", p.created_at AS "createdAt", p.resource_id AS "resourceId", p.deadline_action AS "deadlineAction",
       p.escalated_at AS "escalatedAt", p.assigned_to_role AS "assignedToRole", u.name AS "requesterName", u.email AS "requesterEmail"
     FROM pending_tool_calls p LEFT JOIN users u ON u.id = p.requested_by

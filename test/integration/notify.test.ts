@@ -92,6 +92,10 @@ describe('reviewer email', () => {
     // The amount is marked sensitive: not in the subject, not in the body.
     expect(`${mail.subject}\n${mail.text}`).not.toMatch(/287[.,]45|\$287/); // a bare 287 could be the milliseconds of a timestamp
     expect(mail.text).toContain('amount: •••');
+    // Why it waits, in the same words as the inbox (the policy's own reason).
+    const evaluation = (await db.pendingToolCall.findUniqueOrThrow({ where: { id } })).policyEvaluation as { why?: string } | null;
+    expect(evaluation?.why).toEqual(expect.any(String));
+    expect(mail.text).toContain(`Why it waits: ${evaluation!.why}\n`);
     const row = await db.notificationDelivery.findUniqueOrThrow({ where: { pendingCallId_kind: { pendingCallId: id, kind: 'needs-review' } } });
     expect(row.sentAt).not.toBeNull();
 

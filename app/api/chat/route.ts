@@ -25,11 +25,17 @@ export const POST = withErrors(async (request: Request) => {
 
 /**
  * The new user message's text. The server never trusts history from the client: only this is read.
- * @throws ApiError 400 BAD_REQUEST / EMPTY_MESSAGE, 413 MESSAGE_TOO_LONG
+ * @throws ApiError 400 BAD_REQUEST (not the user's, or a text part whose text is not a string) /
+ *   EMPTY_MESSAGE, 413 MESSAGE_TOO_LONG
  */
 function newUserText(body: ChatRequest): string {
   const last = body.messages.at(-1);
   if (!last || last.role !== 'user') throw new ApiError(400, 'BAD_REQUEST', 'The last message must be the user’s.');
+  const notText = last.parts.findIndex((part) => part.type === 'text' && typeof part.text !== 'string');
+  if (notText >= 0) {
+    const path = ['messages', body.messages.length - 1, 'parts', notText, 'text'];
+    throw new ApiError(400, 'BAD_REQUEST', 'A text part’s text must be a string.', [{ code: 'invalid_type', expected: 'string', path, message: 'Expected a string' }]);
+  }
   const text = last.parts
     .map((part) => (part.type === 'text' && typeof part.text === 'string' ? part.text : ''))
     .join('')
