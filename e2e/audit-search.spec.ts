@@ -100,6 +100,16 @@ test.describe('audit search', () => {
     expect(chainLinks.at(-1)).toMatchObject({ seq: chain[0].head.seq, hash: chain[0].head.hash });
     expect(chain.at(-1)).toEqual({ entry: 'end', entries: chainLinks.length });
     expect(new Set(chainLinks.map((line: { entry: string }) => line.entry))).toEqual(new Set(['decision', 'event']));
+    // The link sits beside the tabs, on both audit views, at any width.
+    for (const size of [DESKTOP, MOBILE]) {
+      await page.setViewportSize(size);
+      for (const view of ['/audit', '/audit/actions']) {
+        await page.goto(view);
+        await expect(page.getByTestId('audit-chain')).toBeVisible();
+        await checkAccessible(page, `audit-chain-link${view.replaceAll('/', '-')}`);
+      }
+    }
+    await page.setViewportSize(DESKTOP);
 
     // Dates: none of these before 2020; bad dates are said to be unreadable.
     await page.goto(`/audit?person=${encodeURIComponent(`Quinn ${tag}`)}&to=2020-01-01`);

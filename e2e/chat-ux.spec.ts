@@ -120,6 +120,8 @@ test.describe('chat: sending and errors', () => {
     await expect(input).toHaveValue('y'.repeat(8_000));
     await expect(page.getByTestId('composer-count')).toContainText('8,000 of 8,000 characters: the limit. Text beyond it is not kept');
     await checkAccessible(page, 'composer-at-limit');
+    await page.setViewportSize(MOBILE);
+    await checkAccessible(page, 'composer-at-limit');
   });
 
   test('tool results and tool errors read as text, never as JSON', async ({ chat, page }) => {

@@ -1,9 +1,8 @@
 import 'server-only';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { prisma } from '@/lib/store/db';
-import { GENESIS } from './chain';
-import { decisionLine, EXPORT_FORMAT, eventLine, type HeaderLine } from './export';
-import { EXPORT_PAGE, jsonLinesFooter, pagedExportStream } from './stream';
+import { decisionLine, eventLine } from './export';
+import { EXPORT_PAGE, exportHeader, jsonLinesFooter, pagedExportStream } from './stream';
 
 /**
  * The whole audit hash chain as one JSON Lines export: every link, decisions and audit events
@@ -24,16 +23,9 @@ export function chainJsonLinesStream(db: PrismaClient = prisma(), options: { pag
   let headSeq = 0n;
   return pagedExportStream({
     async header() {
-      const head = await db.auditChainHead.findUnique({ where: { id: 1 } });
-      headSeq = head?.seq ?? 0n;
-      const header: HeaderLine = {
-        entry: 'export',
-        format: EXPORT_FORMAT,
-        exportedAt: new Date().toISOString(),
-        filters: {},
-        head: { seq: String(headSeq), hash: head?.hash ?? GENESIS },
-      };
-      return `${JSON.stringify(header)}\n`;
+      const header = await exportHeader({}, db);
+      headSeq = header.headSeq;
+      return header.line;
     },
     async page(cursor) {
       const range = { gt: cursor === undefined ? 0n : BigInt(cursor), lte: headSeq };

@@ -56,6 +56,14 @@ export function pagedExportStream<E>(input: {
  * whether the export reaches the head.
  */
 export async function exportHeaderLine(query: Record<string, unknown>, db: PrismaClient): Promise<string> {
+  return (await exportHeader(query, db)).line;
+}
+
+/**
+ * exportHeaderLine's line, and the head it names (for an export that stops at that head).
+ * @returns `line` (with its newline) and `headSeq`, the head's link number (0 before the first link)
+ */
+export async function exportHeader(query: Record<string, unknown>, db: PrismaClient): Promise<{ line: string; headSeq: bigint }> {
   const head = await db.auditChainHead.findUnique({ where: { id: 1 } });
   const { limit: _limit, cursor: _cursor, format: _format, ...filters } = query;
   const header: HeaderLine = {
@@ -65,7 +73,7 @@ export async function exportHeaderLine(query: Record<string, unknown>, db: Prism
     filters: JSON.parse(JSON.stringify(filters)) as Record<string, unknown>,
     head: { seq: String(head?.seq ?? 0n), hash: head?.hash ?? GENESIS },
   };
-  return `${JSON.stringify(header)}\n`;
+  return { line: `${JSON.stringify(header)}\n`, headSeq: head?.seq ?? 0n };
 }
 
 /** The JSON Lines exports' footer: the end line with the number of entry lines. */
