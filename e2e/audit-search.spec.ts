@@ -128,6 +128,8 @@ test.describe('audit search', () => {
       ['/audit?actorId=a%00b', 'audit-filters-error'],
       ['/audit/actions?actor=%00', 'actions-filters-error'],
       ['/inbox?view=done&person=x%00', 'inbox-filters-error'],
+      ['/inbox?toolName=%00', 'inbox-filters-error'],
+      ['/inbox?from=someday', 'inbox-filters-error'],
     ] as const) {
       const response = await page.goto(url);
       expect(response?.status(), url).toBe(200);
@@ -135,10 +137,20 @@ test.describe('audit search', () => {
     }
     await page.goto(`/audit?person=${encodeURIComponent(`Quinn ${tag}`)}&toolName=%00`);
     await expect(rows).toHaveCount(2);
-    for (const url of ['/inbox?toolName=%00', '/inbox?call=%00', '/inbox?cursor=%00']) {
+    // The waiting list's note, at both widths, light and dark.
+    for (const size of [DESKTOP, MOBILE]) {
+      await page.setViewportSize(size);
+      await page.goto('/inbox?from=someday&toolName=send-email');
+      await expect(page.getByTestId('inbox-filters-error')).toBeVisible();
+      await checkAccessible(page, 'inbox-filters-unread');
+    }
+    await page.setViewportSize(DESKTOP);
+    // Not filters: a link to a call, or a page cursor, that cannot be read is ignored.
+    for (const url of ['/inbox?call=%00', '/inbox?cursor=%00']) {
       const response = await page.goto(url);
       expect(response?.status(), url).toBe(200);
       await expect(page.getByRole('heading', { name: 'Inbox' }), url).toBeVisible();
+      await expect(page.getByTestId('inbox-filters-error'), url).toHaveCount(0);
     }
 
     // The link to the thread: a read-only transcript at the run, with the decision and its reason.

@@ -87,6 +87,7 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
       reviewers={reviewers}
       initialCallId={linked && items.some((item) => item.id === linked) ? linked : undefined}
       searchFilters={withoutUnread(filters, leftOut)}
+      filterError={leftOut.some((key) => key !== 'cursor') ? NOT_READ : null}
       filterOptions={options}
     />
   );

@@ -48,6 +48,8 @@ export interface InboxViewProps {
   /** Server-side filters from the URL, and what they offer (see InboxFilters). */
   searchFilters?: InboxFilterValues;
   filterOptions?: { agents: string[]; tools: string[] };
+  /** Filters of the link that could not be read and were left out, said in a sentence (null: none). */
+  filterError?: string | null;
 }
 
 type KindFilter = 'all' | 'approval' | 'suspension';
@@ -124,7 +126,7 @@ function matches(item: InboxItem, query: string, people: People): boolean {
  * The reviewer's queue, like a mail client: rows on the left, the selected call's detail on the
  * right (inline under the row on narrow screens). Keys: j/k move, a approve, d decline, e edit, / search.
  */
-export function InboxView({ items, status, nextCursor, olderPage, viewer, people, queue, sort = 'newest', queueCounts, queueCap, reviewers, initialCallId, searchFilters, filterOptions }: InboxViewProps) {
+export function InboxView({ items, status, nextCursor, olderPage, viewer, people, queue, sort = 'newest', queueCounts, queueCap, reviewers, initialCallId, searchFilters, filterOptions, filterError }: InboxViewProps) {
   const filtered = Boolean(searchFilters && Object.values(searchFilters).some(Boolean));
   // The list, its queue and its filters, for the page links (a cursor is only valid with the same filters).
   const listQuery = new URLSearchParams([
@@ -446,6 +448,11 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
             <div className="w-full">
               <InboxFilters list={status} values={searchFilters} options={filterOptions} sort={sort} />
             </div>
+          ) : null}
+          {filterError ? (
+            <p role="alert" className="w-full text-sm text-destructive" data-testid="inbox-filters-error">
+              {filterError}
+            </p>
           ) : null}
         </div>
 
