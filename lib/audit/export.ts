@@ -237,6 +237,8 @@ class ExportChecker {
   end: { entries: number; line: number } | null = null;
   /** Whether the file must end with an end line (format 2 and the CSV export). */
   endExpected = false;
+  /** The last line (or row) number seen, for a problem about the end of the file. */
+  lastLine = 0;
 
   /** An entry line (or row) after the end line: the file was added to after the export. */
   afterEnd(line: number): boolean {
@@ -260,8 +262,6 @@ class ExportChecker {
     return true;
   }
 
-  /** The last line (or row) number seen, for a problem about the end of the file. */
-  lastLine = 0;
 
   add(entry: EntryLine, line: number) {
     this.entries += 1;
