@@ -100,6 +100,9 @@ test.describe('audit search', () => {
     expect(chainLinks.at(-1)).toMatchObject({ seq: chain[0].head.seq, hash: chain[0].head.hash });
     expect(chain.at(-1)).toEqual({ entry: 'end', entries: chainLinks.length });
     expect(new Set(chainLinks.map((line: { entry: string }) => line.entry))).toEqual(new Set(['decision', 'event']));
+    const csvChain = await alex.request.get('/api/audit/chain?format=csv');
+    expect(csvChain.status()).toBe(400);
+    expect((await csvChain.json()).error.code).toBe('BAD_REQUEST');
     // The link sits beside the tabs, on both audit views, at any width.
     for (const size of [DESKTOP, MOBILE]) {
       await page.setViewportSize(size);

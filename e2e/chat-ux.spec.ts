@@ -119,6 +119,21 @@ test.describe('chat: sending and errors', () => {
     await page.keyboard.insertText('y'.repeat(9_000));
     await expect(input).toHaveValue('y'.repeat(8_000));
     await expect(page.getByTestId('composer-count')).toContainText('8,000 of 8,000 characters: the limit. Text beyond it is not kept');
+    // One character short of the limit, a pasted emoji (two UTF-16 units) does not fit: the box
+    // keeps nothing of it, and says so.
+    await input.fill('z'.repeat(7_999));
+    await expect(page.getByTestId('composer-count')).toHaveText('7,999 of 8,000 characters');
+    await input.evaluate((box: HTMLTextAreaElement) => {
+      box.setSelectionRange(box.value.length, box.value.length);
+      const data = new DataTransfer();
+      data.setData('text/plain', '🙂');
+      box.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+    });
+    await expect(page.getByTestId('composer-count')).toContainText('7,999 of 8,000 characters: the limit. Text beyond it is not kept');
+    await input.press('Backspace');
+    await expect(page.getByTestId('composer-count')).toHaveText('7,998 of 8,000 characters');
+    await page.keyboard.insertText('yy');
+    await expect(page.getByTestId('composer-count')).toContainText('8,000 of 8,000 characters: the limit.');
     await checkAccessible(page, 'composer-at-limit');
     await page.setViewportSize(MOBILE);
     await checkAccessible(page, 'composer-at-limit');

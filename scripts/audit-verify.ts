@@ -1,13 +1,23 @@
 // `npm run audit:verify`: recomputes the audit hash chain (decisions and audit events) of the
-// database (DATABASE_URL, else the embedded development one) and names the first broken link.
+// database (DATABASE_URL, else the embedded development one, also while `npm run dev` runs it) and
+// names the first broken link.
 // `npm run audit:verify -- --file <export.jsonl|export.csv>` checks a downloaded export offline
-// instead (no database): every entry's hashes, the links between consecutive entries, and the end
-// line that shows the file was not cut short.
-// Exit code 0 when the chain (or the export) holds, 1 when it does not, 2 for a bad command line.
+// instead (no database): every entry's hashes, the links between consecutive entries, the link
+// numbers, and the header and end line that show the file is whole.
+// Exit code 0 when the chain (or the export) holds, 1 when it does not, 2 when it could not be
+// checked (a bad command line, a file that cannot be read, a database that cannot be reached).
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 
-const { values } = parseArgs({ options: { file: { type: 'string' }, json: { type: 'boolean', default: false } }, strict: true });
+const USAGE = 'Usage: npm run audit:verify [-- --file <export.jsonl|export.csv>] [--json]';
+
+let values: { file?: string; json?: boolean };
+try {
+  ({ values } = parseArgs({ options: { file: { type: 'string' }, json: { type: 'boolean', default: false } }, strict: true }));
+} catch (error) {
+  console.error(`${(error as Error).message}\n${USAGE}`);
+  process.exit(2);
+}
 
 if (values.file) {
   const { describeExportReport, verifyCsvExport, verifyJsonLinesExport } = await import('../lib/audit/export');
@@ -23,11 +33,15 @@ if (values.file) {
   const { verifyAuditChain } = await import('../lib/audit/verify');
   const { createPrismaClient } = await import('../lib/store/db');
   const { openDatabase } = await import('./database');
-  const database = await openDatabase();
+  const database = await openDatabase(undefined, { attach: true }).catch((error: Error) => {
+    console.error(`Cannot open the database: ${error.message}`);
+    process.exit(2);
+  });
   const db = createPrismaClient(database.url, { maxConnections: 2 });
   try {
     const report = await verifyAuditChain(db);
-    if (report.ok) {
+    if (values.json) console.log(JSON.stringify(report, null, 2));
+    else if (report.ok) {
       console.log(`Audit chain holds: ${report.checked} links, head ${report.head.seq} ${report.head.hash}.`);
       if (report.unchained > 0) console.log(`${report.unchained} entries are older than the chain and not covered by it.`);
     } else {
@@ -36,6 +50,9 @@ if (values.file) {
       console.error(`${report.checked} links before it hold.`);
     }
     process.exitCode = report.ok ? 0 : 1;
+  } catch (error) {
+    console.error(`Cannot check the database's chain: ${(error as Error).message}`);
+    process.exitCode = 2;
   } finally {
     await db.$disconnect();
     await database.stop();

@@ -1,4 +1,4 @@
-import { startEmbeddedPostgres } from '../lib/db/embedded';
+import { runningEmbeddedPostgres, startEmbeddedPostgres } from '../lib/db/embedded';
 import { env, envOrExit } from '../lib/env';
 
 /** Where `npm run dev` and the db:* scripts keep the embedded PostgreSQL (port: `EMBEDDED_PG_PORT`). */
@@ -6,11 +6,20 @@ export const devDatabase = () => ({ dir: '.data/pg', port: env().EMBEDDED_PG_POR
 
 /**
  * The database to use: `DATABASE_URL` when set, else the embedded PostgreSQL (started here).
- * @returns its URL and a stop function (a no-op for an external database)
+ * @param options.attach connect to the embedded PostgreSQL when another process (`npm run dev`)
+ *   already runs it on the folder, instead of failing to start a second (scripts that only use the
+ *   database: audit:verify, db:migrate, db:seed; not the app, which must own its database)
+ * @returns its URL and a stop function (a no-op for an external or attached database)
  * Exits with the problems when the environment is not valid.
  */
-export async function openDatabase(embedded?: { dir: string; port: number; debug?: boolean }): Promise<{ url: string; stop: () => Promise<void> }> {
+export async function openDatabase(
+  embedded?: { dir: string; port: number; debug?: boolean },
+  options: { attach?: boolean } = {},
+): Promise<{ url: string; stop: () => Promise<void> }> {
   const url = envOrExit().DATABASE_URL;
   if (url) return { url, stop: async () => {} };
-  return startEmbeddedPostgres(embedded ?? devDatabase());
+  const where = embedded ?? devDatabase();
+  const running = options.attach ? runningEmbeddedPostgres(where.dir) : null;
+  if (running) return { url: running, stop: async () => {} };
+  return startEmbeddedPostgres(where);
 }

@@ -2,7 +2,7 @@
 import { migrate } from '../lib/db/migrate';
 import { openDatabase } from './database';
 
-const db = await openDatabase();
+const db = await openDatabase(undefined, { attach: true });
 try {
   const applied = await migrate(db.url);
   console.log(applied.length ? `Applied: ${applied.join(', ')}` : 'Database is up to date.');

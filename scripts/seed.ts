@@ -3,7 +3,7 @@ import { migrate } from '../lib/db/migrate';
 import { seed } from '../lib/demo/seed';
 import { openDatabase } from './database';
 
-const db = await openDatabase();
+const db = await openDatabase(undefined, { attach: true });
 try {
   await migrate(db.url);
   console.log(`Seeded ${await seed(db.url)} rows.`);

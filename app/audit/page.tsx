@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import { AuditView } from '@/components/audit/audit-view';
-import { filterValues } from '@/components/inbox/filter-values';
+import { filterValues, unreadFiltersNote } from '@/components/inbox/filter-values';
 import { displayNames, requirePageActor } from '@/lib/auth/session';
 import { auditQuerySchema, listAudit } from '@/lib/audit/queries';
 import { describeModel, env } from '@/lib/env';
@@ -32,7 +32,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
       entries={entries}
       nextCursor={nextCursor}
       filters={{ ...filters, ...Object.fromEntries(unread.map((key) => [key, ''])) }}
-      filterError={unread.length === 0 ? null : 'Some filters in this link could not be read (a date must look like 2026-11-30), so they are left out.'}
+      filterError={unreadFiltersNote(unread)}
       options={filterOptions()}
       people={people}
       viewer={{ id: admin.id, name: admin.name, role: admin.role }}

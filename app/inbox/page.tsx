@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import { DoneView } from '@/components/inbox/done-view';
-import { filterValues, type InboxFilterValues } from '@/components/inbox/filter-values';
+import { filterValues, unreadFiltersNote, type InboxFilterValues } from '@/components/inbox/filter-values';
 import { InboxView } from '@/components/inbox/inbox-view';
 import { auditQuerySchema, listAudit } from '@/lib/audit/queries';
 import { displayNames, requirePageActor } from '@/lib/auth/session';
@@ -24,7 +24,6 @@ function withoutUnread(filters: InboxFilterValues, unread: string[]): InboxFilte
   return { ...filters, ...Object.fromEntries(unread.filter((key) => key in filters).map((key) => [key, ''])) };
 }
 
-const NOT_READ = 'Some filters in this link could not be read (a date must look like 2026-11-30), so they are left out.';
 
 export default async function InboxPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const reviewer = await requirePageActor(['reviewer', 'admin'], '/inbox');
@@ -46,7 +45,7 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
         nextCursor={nextCursor}
         olderPage={Boolean(query.cursor)}
         filters={withoutUnread(filters, unread)}
-        filterError={unread.length === 0 ? null : NOT_READ}
+        filterError={unreadFiltersNote(unread)}
         options={options}
         viewer={viewer}
         people={people}
@@ -87,7 +86,7 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
       reviewers={reviewers}
       initialCallId={linked && items.some((item) => item.id === linked) ? linked : undefined}
       searchFilters={withoutUnread(filters, leftOut)}
-      filterError={leftOut.some((key) => key !== 'cursor') ? NOT_READ : null}
+      filterError={unreadFiltersNote(leftOut)}
       filterOptions={options}
     />
   );

@@ -1,7 +1,7 @@
 'use client';
 
 import { ArrowUp, Square } from 'lucide-react';
-import { useId, useRef, type KeyboardEvent } from 'react';
+import { useId, useRef, useState, type ClipboardEvent, type KeyboardEvent } from 'react';
 import { Button } from '@/components/ui/button';
 import { useHydrated } from '@/components/ui/use-hydrated';
 import { Textarea } from '@/components/ui/textarea';
@@ -29,9 +29,19 @@ export function Composer({ value, onChange, onSend, onStop, busy }: ComposerProp
   const inputId = useId();
   const hintId = useId();
   const countId = useId();
+  // The last paste did not fit: the box kept what did, without a word (e.g. an emoji past the limit).
+  const [cut, setCut] = useState(false);
+  const showCount = value.length >= COUNT_FROM;
+  const atLimit = value.length >= MAX_MESSAGE_CHARS || (cut && showCount);
   const formRef = useRef<HTMLFormElement>(null);
   const hydrated = useHydrated();
   const canSend = value.trim().length > 0 && !busy && hydrated;
+
+  const onPaste = (event: ClipboardEvent<HTMLTextAreaElement>) => {
+    const box = event.currentTarget;
+    const room = MAX_MESSAGE_CHARS - (box.value.length - (box.selectionEnd - box.selectionStart));
+    setCut(event.clipboardData.getData('text').length > room);
+  };
 
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
     if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
@@ -57,14 +67,19 @@ export function Composer({ value, onChange, onSend, onStop, busy }: ComposerProp
           id={inputId}
           data-testid="composer-input"
           value={value}
-          onChange={(event) => onChange(event.target.value)}
+          onChange={(event) => {
+            // Text taken out after a cut: the box is no longer at what it kept.
+            if (event.target.value.length < value.length) setCut(false);
+            onChange(event.target.value);
+          }}
+          onPaste={onPaste}
           onKeyDown={onKeyDown}
           placeholder="Message the agent…"
           rows={1}
           maxLength={MAX_MESSAGE_CHARS}
           // Typing before hydration would be lost: the box accepts text once it can keep it.
           readOnly={!hydrated}
-          aria-describedby={value.length >= COUNT_FROM ? `${hintId} ${countId}` : hintId}
+          aria-describedby={showCount ? `${hintId} ${countId}` : hintId}
           className="max-h-48 min-h-9 flex-1 resize-none border-0 bg-transparent px-2 py-1.5 shadow-none [field-sizing:content] focus-visible:ring-0"
         />
         <span id={hintId} className="sr-only">
@@ -79,11 +94,11 @@ export function Composer({ value, onChange, onSend, onStop, busy }: ComposerProp
           <ArrowUp aria-hidden />
         </Button>
       </form>
-      {value.length >= COUNT_FROM ? (
-        <p id={countId} data-testid="composer-count" className={value.length >= MAX_MESSAGE_CHARS ? 'text-xs text-destructive' : 'text-xs text-muted-foreground'}>
+      {showCount ? (
+        <p id={countId} data-testid="composer-count" className={atLimit ? 'text-xs text-destructive' : 'text-xs text-muted-foreground'}>
           {number.format(value.length)} of {number.format(MAX_MESSAGE_CHARS)} characters
           {/* Announced once, at the limit, not on every keystroke near it. */}
-          <span role="status">{value.length >= MAX_MESSAGE_CHARS ? ': the limit. Text beyond it is not kept; send the rest in another message.' : ''}</span>
+          <span role="status">{atLimit ? ': the limit. Text beyond it is not kept; send the rest in another message.' : ''}</span>
         </p>
       ) : null}
     </>

@@ -25,3 +25,33 @@ export function filterValues(params: Record<string, string | string[] | undefine
   return Object.fromEntries(INBOX_FILTER_KEYS.map((key) => [key, one(key)])) as unknown as InboxFilterValues;
 }
 
+
+/** What each filter of a page link is called on the page, for the note about unreadable ones. */
+const FILTER_LABELS: Record<string, string> = {
+  toolName: 'tool',
+  agentId: 'agent',
+  requester: 'requester',
+  person: 'decided by',
+  actorId: 'decided by (id)',
+  actor: 'who',
+  action: 'action',
+  kind: 'outcome',
+  from: 'from',
+  to: 'until',
+};
+
+/**
+ * The note a list page shows when filters of its link could not be read and were left out, naming
+ * them ("… could not be read, so they are left out: from, tool. A date looks like 2026-11-30.").
+ * @param keys the query fields left out (`cursor` and other non-filters are not named)
+ * @returns the sentence, or null when no filter was left out
+ */
+export function unreadFiltersNote(keys: readonly string[]): string | null {
+  const named = keys.filter((key) => key in FILTER_LABELS);
+  if (named.length === 0) return null;
+  const dates = named.some((key) => key === 'from' || key === 'to');
+  return (
+    `${named.length === 1 ? 'A filter in this link could not be read, so it is left out' : 'Some filters in this link could not be read, so they are left out'}: ` +
+    `${named.map((key) => FILTER_LABELS[key]).join(', ')}.${dates ? ' A date looks like 2026-11-30.' : ''}`
+  );
+}

@@ -101,7 +101,7 @@ export async function listAdminActions(
  */
 export function adminActionsJsonLinesStream(query: AdminActionsQuery, db: PrismaClient = prisma()): ReadableStream<Uint8Array> {
   return pagedExportStream({
-    header: () => exportHeaderLine(query, db),
+    header: () => exportHeaderLine('actions', query, db),
     page: (cursor) => listAdminActions({ ...query, limit: EXPORT_PAGE, cursor }, db),
     rows: (entries) => entries.map((entry) => `${JSON.stringify(eventLine(entry.chained))}\n`).join(''),
     footer: jsonLinesFooter,

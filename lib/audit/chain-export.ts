@@ -23,7 +23,7 @@ export function chainJsonLinesStream(db: PrismaClient = prisma(), options: { pag
   let headSeq = 0n;
   return pagedExportStream({
     async header() {
-      const header = await exportHeader({}, db);
+      const header = await exportHeader('chain', {}, db);
       headSeq = header.headSeq;
       return header.line;
     },

@@ -68,16 +68,31 @@ export const eventLineSchema = z.strictObject({
   createdAt: isoTime,
 });
 
-export const headerLineSchema = z.strictObject({
+/** What an export holds: decisions (the audit log), administrative actions, or every link of the chain. */
+export const EXPORT_SCOPES = ['decisions', 'actions', 'chain'] as const;
+export type ExportScope = (typeof EXPORT_SCOPES)[number];
+
+const headerFields = {
   entry: z.literal('export'),
-  format: z.enum([EXPORT_FORMAT, EXPORT_FORMAT_V1]),
   /** ISO 8601 */
   exportedAt: z.string(),
   /** The filters the export was made with (as given; empty: the whole log). */
   filters: z.record(z.string(), z.unknown()),
   /** The chain head when the export started. */
   head: z.object({ seq: z.string(), hash: z.string() }),
+};
+
+/** The first line of an export (format 2). Informational, not covered by a hash, except `head`, which the links must reach. */
+export const headerLineSchema = z.strictObject({
+  ...headerFields,
+  format: z.literal(EXPORT_FORMAT),
+  /** What the file holds; `chain` must be every link from 1 to the head, oldest first. */
+  scope: z.enum(EXPORT_SCOPES),
 });
+
+/** The header of a format 1 file (no scope, no end line). */
+const headerLineV1Schema = z.strictObject({ ...headerFields, format: z.literal(EXPORT_FORMAT_V1) });
+const anyHeaderLineSchema = z.union([headerLineSchema, headerLineV1Schema]);
 
 /**
  * The last line of an export (format 2): how many entry lines came before it. Written only after the
@@ -167,7 +182,19 @@ export interface ExportProblem {
   line: number;
   id: string | null;
   seq: string | null;
-  problem: 'unreadable' | 'truncated' | 'content_changed' | 'args_changed' | 'wrong_hash' | 'wrong_previous_hash' | 'duplicate_link' | 'head_mismatch' | 'column_changed';
+  problem:
+    | 'unreadable'
+    | 'truncated'
+    | 'content_changed'
+    | 'args_changed'
+    | 'wrong_hash'
+    | 'wrong_previous_hash'
+    | 'wrong_link_number'
+    | 'duplicate_link'
+    | 'missing_link'
+    | 'out_of_order'
+    | 'head_mismatch'
+    | 'column_changed';
   message: string;
 }
 
@@ -184,6 +211,10 @@ export interface ExportReport {
   startsAtGenesis: boolean;
   /** The header's chain head, when the file had a header. */
   head: { seq: string; hash: string } | null;
+  /** What the header says the file holds (null: no header, or format 1). */
+  scope: ExportScope | null;
+  /** The header's filters (null: no header). Not covered by a hash: what the exporter says it asked for. */
+  filters: Record<string, unknown> | null;
   /** The file holds the link the head names, with the head's hash: the last run ends at the head. */
   reachesHead: boolean;
   /**
@@ -233,12 +264,18 @@ class ExportChecker {
   private unchained = 0;
   readonly problems: ExportProblem[] = [];
   head: HeaderLine['head'] | null = null;
+  scope: ExportScope | null = null;
+  filters: Record<string, unknown> | null = null;
+  /** The line the header was on (0: none yet). */
+  headerLine = 0;
   /** The end line's count and where it was, once read. */
   end: { entries: number; line: number } | null = null;
   /** Whether the file must end with an end line (format 2 and the CSV export). */
   endExpected = false;
   /** The last line (or row) number seen, for a problem about the end of the file. */
   lastLine = 0;
+  /** The last line that held an entry (0: none yet), so a header after entries is refused. */
+  lastEntryLine = 0;
 
   /** An entry line (or row) after the end line: the file was added to after the export. */
   afterEnd(line: number): boolean {
@@ -265,6 +302,7 @@ class ExportChecker {
 
   add(entry: EntryLine, line: number) {
     this.entries += 1;
+    this.lastEntryLine = line;
     if (entry.seq === null) {
       this.unchained += 1;
       return;
@@ -276,6 +314,7 @@ class ExportChecker {
 
   unreadable(line: number, message: string, id: string | null = null) {
     this.entries += 1;
+    this.lastEntryLine = line;
     this.problems.push({ line, id, seq: null, problem: 'unreadable', message });
   }
 
@@ -310,18 +349,60 @@ class ExportChecker {
       }
       reachesHead = last !== undefined && last.hash === this.head.hash;
     }
+    const startsAtGenesis = links[0]?.seq === 1n && links[0].prevHash === GENESIS;
+    this.checkNumbers(links);
+    if (this.scope === 'chain') this.checkWholeChain(runs, startsAtGenesis, reachesHead);
     this.problems.sort((a, b) => a.line - b.line);
     return {
       ok: this.problems.length === 0,
       entries: this.entries,
       unchained: this.unchained,
       runs,
-      startsAtGenesis: links[0]?.seq === 1n && links[0].prevHash === GENESIS,
+      startsAtGenesis,
       head: this.head,
+      scope: this.scope,
+      filters: this.filters,
       reachesHead,
       complete,
       problems: this.problems,
     };
+  }
+
+  /**
+   * Link numbers are not covered by a hash, so they are checked against what is: a link whose
+   * previous hash is the hash of another entry in the file must be numbered one after it, and no
+   * link may be numbered past the head the header names.
+   */
+  private checkNumbers(links: Checked[]) {
+    const byHash = new Map(links.map((link) => [link.hash, link]));
+    const headSeq = this.head ? BigInt(this.head.seq) : null;
+    for (const link of links) {
+      const before = byHash.get(link.prevHash);
+      if (before && before.seq !== link.seq - 1n) {
+        this.problems.push({ line: link.line, id: link.id, seq: String(link.seq), problem: 'wrong_link_number', message: `Link ${link.seq} follows the entry on line ${before.line}, which is numbered ${before.seq}: a link number was changed.` });
+      }
+      if (headSeq !== null && link.seq > headSeq) {
+        this.problems.push({ line: link.line, id: link.id, seq: String(link.seq), problem: 'wrong_link_number', message: `Link ${link.seq} is past the chain head the header names (${headSeq}).` });
+      }
+    }
+  }
+
+  /** A whole-chain file (scope `chain`): every link from 1 to the head, oldest first, no filters. */
+  private checkWholeChain(runs: ExportReport['runs'], startsAtGenesis: boolean, reachesHead: boolean) {
+    const headSeq = this.head?.seq ?? '0';
+    const whole = headSeq === '0' ? runs.length === 0 : runs.length === 1 && startsAtGenesis && reachesHead;
+    if (!whole) {
+      const held = runs.map((run) => (run.fromSeq === run.toSeq ? run.fromSeq : `${run.fromSeq}–${run.toSeq}`)).join(', ') || 'none';
+      this.problems.push({ line: this.headerLine, id: null, seq: null, problem: 'missing_link', message: `A whole-chain file must hold every link from 1 to the head (${headSeq}); this one holds ${held}.` });
+    }
+    if (this.filters && Object.keys(this.filters).length > 0) {
+      this.problems.push({ line: this.headerLine, id: null, seq: null, problem: 'unreadable', message: 'A whole-chain file has no filters, but this header names some.' });
+    }
+    const inFileOrder = [...this.links].sort((a, b) => a.line - b.line);
+    const misplaced = inFileOrder.find((link, index) => index > 0 && link.seq < inFileOrder[index - 1].seq);
+    if (misplaced) {
+      this.problems.push({ line: misplaced.line, id: misplaced.id, seq: String(misplaced.seq), problem: 'out_of_order', message: `Link ${misplaced.seq} comes after a later link: a whole-chain file is oldest first.` });
+    }
   }
 }
 
@@ -357,12 +438,15 @@ export function verifyJsonLinesExport(text: string): ExportReport {
     }
     const entry = (value as { entry?: unknown } | null)?.entry;
     if (entry === 'export') {
-      const header = headerLineSchema.safeParse(value);
-      if (header.success && checker.head === null) {
+      const header = anyHeaderLineSchema.safeParse(value);
+      if (header.success && checker.headerLine === 0 && checker.lastEntryLine === 0) {
+        checker.headerLine = line;
         checker.head = header.data.head;
+        checker.filters = header.data.filters;
+        checker.scope = header.data.format === EXPORT_FORMAT ? header.data.scope : null;
         checker.endExpected = header.data.format === EXPORT_FORMAT;
       } else {
-        checker.problems.push({ line, id: null, seq: null, problem: 'unreadable', message: `Line ${line} is not a header of ${EXPORT_FORMAT} (or a second header).` });
+        checker.problems.push({ line, id: null, seq: null, problem: 'unreadable', message: `Line ${line} is not a header of ${EXPORT_FORMAT}, or not the first line, or a second header.` });
       }
       return;
     }
@@ -380,6 +464,9 @@ export function verifyJsonLinesExport(text: string): ExportReport {
     }
     checker.add(parsed.data, line);
   });
+  if (checker.headerLine === 0) {
+    checker.problems.push({ line: 1, id: null, seq: null, problem: 'unreadable', message: 'The file does not start with the export header ({"entry":"export",…}): it is not a whole export, and its chain head and filters are unknown.' });
+  }
   return checker.report();
 }
 
@@ -419,9 +506,14 @@ export function verifyCsvExport(text: string): ExportReport {
   const checker = new ExportChecker();
   let records: Record<string, string>[];
   try {
-    records = parse(text, { columns: true, skip_empty_lines: true, relax_column_count: false });
+    // Rows end with CRLF as exported, or LF after an editor or a tool re-saved the file.
+    records = parse(text, { columns: true, skip_empty_lines: true, relax_column_count: false, record_delimiter: ['\r\n', '\n'] });
   } catch (error) {
-    checker.unreadable(0, `The file is not CSV: ${(error as Error).message}`);
+    const where = (error as { lines?: number }).lines;
+    checker.unreadable(
+      where ?? 0,
+      `The file is not CSV, or it was cut off in the middle of a row${where ? ` (near line ${where})` : ''}: ${(error as Error).message}`,
+    );
     return checker.report();
   }
   // A CSV export always ends with its end row (the CSV has no header line to name a format).
@@ -439,8 +531,14 @@ export function verifyCsvExport(text: string): ExportReport {
     }
     if ((value as { entry?: unknown } | null)?.entry === 'end') {
       const end = endLineSchema.safeParse(value);
-      if (end.success) checker.end = { entries: end.data.entries, line };
-      else checker.unreadable(line, `Row ${line}'s chainEntry is not an end row ({"entry":"end","entries":<count>}).`);
+      if (!end.success) {
+        checker.unreadable(line, `Row ${line}'s chainEntry is not an end row ({"entry":"end","entries":<count>}).`);
+        return;
+      }
+      checker.end = { entries: end.data.entries, line };
+      if (record.at !== csvEndLabel(end.data.entries)) {
+        checker.problems.push({ line, id: null, seq: null, problem: 'column_changed', message: `Row ${line} (the end row) does not say "${csvEndLabel(end.data.entries)}".` });
+      }
       return;
     }
     const parsed = decisionLineSchema.omit({ seq: true, contentHash: true, prevHash: true, hash: true }).safeParse(value);
@@ -484,10 +582,12 @@ export function describeExportReport(report: ExportReport): string[] {
   }
   const runs = report.runs.map((run) => (run.fromSeq === run.toSeq ? run.fromSeq : `${run.fromSeq}–${run.toSeq}`));
   if (runs.length > 0) out.push(`Link runs (each link follows the one before): ${runs.length > 12 ? `${runs.slice(0, 12).join(', ')} … (${runs.length})` : runs.join(', ')}.`);
-  if (report.complete) out.push(`The file ends with its end line (${report.entries} entries): nothing was cut off its end.`);
-  else if (!report.problems.some((problem) => problem.problem === 'truncated')) {
-    out.push('The file has no end line (an export of format 1, or loose entry lines): whether something was cut off its end cannot be told.');
+  if (report.scope || report.filters) {
+    const filters = Object.entries(report.filters ?? {}).map(([key, value]) => `${key}=${JSON.stringify(value)}`);
+    out.push(`Header: ${report.scope ? `${report.scope} export` : 'format 1 export'}, ${filters.length > 0 ? `filters ${filters.join(', ')}` : 'no filters'} (as the exporter wrote them: not covered by a hash).`);
   }
+  if (report.complete) out.push(`The file ends with its end line (${report.entries} entries): nothing was cut off its end.`);
+  else if (report.ok) out.push('The file has no end line (an export of format 1): whether something was cut off its end cannot be told.');
   if (report.runs.length === 1 && report.startsAtGenesis && report.reachesHead && report.complete) {
     out.push('One unbroken run from the genesis hash to the chain head at export time: the file is the whole chain.');
   } else if (report.runs.length > 0) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { auditCsv, type ChainedAuditEntry } from './queries';
+import { auditCsv, dateBound, type ChainedAuditEntry } from './queries';
 
 const entry: ChainedAuditEntry = {
   id: 'dec-1',
@@ -104,5 +104,24 @@ describe('auditCsv against CSV injection (OWASP)', () => {
     expect(auditCsv([{ ...entry, reason: 'x;=1+1' }]).split('\r\n')[1].split(',')[5]).toBe('"x;=1+1"');
     // Numbers are not text a spreadsheet would run; a JSON column starts with a brace or bracket.
     expect(auditCsv([{ ...entry, args: { amount: -5 } }]).split('\r\n')[1]).toContain('"{""amount"":-5}"');
+  });
+});
+
+describe('date filters', () => {
+  const from = dateBound(false);
+  const to = dateBound(true);
+  it('reads a UTC day or an instant with a zone; the end of a day is the next midnight', () => {
+    expect(from.parse('2026-11-30')).toEqual(new Date('2026-11-30T00:00:00Z'));
+    expect(to.parse('2026-11-30')).toEqual(new Date('2026-12-01T00:00:00Z'));
+    expect(from.parse('2026-11-30T10:00:00+01:00')).toEqual(new Date('2026-11-30T09:00:00Z'));
+    expect(to.parse('9999-12-31')).toEqual(new Date('+010000-01-01T00:00:00Z'));
+    expect(from.parse('  ')).toBeUndefined();
+  });
+
+  it('refuses days a month does not have, times without a zone, and years PostgreSQL cannot store', () => {
+    for (const text of ['2026-02-31', '2026-13-01', '2026-11-30T10:00:00', 'someday', '0000-01-01', '-004714-01-01T00:00:00Z', '+275760-09-13T00:00:00.000Z', '+010000-01-01T00:00:00Z']) {
+      expect(from.safeParse(text).success, text).toBe(false);
+      expect(to.safeParse(text).success, text).toBe(false);
+    }
   });
 });

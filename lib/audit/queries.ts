@@ -1,5 +1,6 @@
 import 'server-only';
 import { stringify } from 'csv-stringify/sync';
+import { isValid, parseISO } from 'date-fns';
 import { z } from 'zod';
 import { queryText } from '@/lib/http/query';
 import { afterPosition, decodeCursor, encodeCursor, type KeysetPosition } from '@/lib/http/keyset';
@@ -17,8 +18,13 @@ const filterText = queryText(200)
   .transform((value) => value.trim() || undefined)
   .optional();
 
+/** The years a date filter may name: four-digit ISO 8601 years, all of which PostgreSQL stores. */
+const YEARS = { min: 1, max: 9999 };
+
 /**
- * A day (`2026-11-30`, a whole UTC day) or an instant (ISO 8601 with a zone) bounding a date range.
+ * A day (`2026-11-30`, a whole UTC day) or an instant (ISO 8601 with a zone) bounding a date range,
+ * read by date-fns' `parseISO`, which refuses days a month does not have (`2026-02-31`). Years from
+ * 0001 to 9999 only: PostgreSQL has no year 0, and JavaScript reads years it cannot store.
  * `end: true` turns it into the exclusive end: the day after a day, or the instant plus 1 ms, so
  * `to=2026-11-30` includes all of that day.
  */
@@ -30,9 +36,10 @@ export const dateBound = (end: boolean) =>
       const text = value.trim();
       if (!text) return undefined;
       const dayOnly = /^\d{4}-\d{2}-\d{2}$/.test(text);
-      const date = new Date(dayOnly ? `${text}T00:00:00Z` : text);
-      if (Number.isNaN(date.getTime()) || (!dayOnly && !/[zZ]|[+-]\d{2}:?\d{2}$/.test(text))) {
-        ctx.addIssue({ code: 'custom', message: 'not a date (YYYY-MM-DD) or an ISO 8601 time with a zone' });
+      const date = parseISO(dayOnly ? `${text}T00:00:00Z` : text);
+      const year = date.getUTCFullYear();
+      if (!isValid(date) || (!dayOnly && !/[zZ]|[+-]\d{2}:?\d{2}$/.test(text)) || year < YEARS.min || year > YEARS.max) {
+        ctx.addIssue({ code: 'custom', message: 'not a date (YYYY-MM-DD, years 0001 to 9999) or an ISO 8601 time with a zone' });
         return z.NEVER;
       }
       return end ? new Date(date.getTime() + (dayOnly ? 86_400_000 : 1)) : date;
@@ -277,7 +284,7 @@ export function auditCsvRows(entries: ChainedAuditEntry[]): string {
  */
 export function auditJsonLinesStream(query: AuditQuery, db: PrismaClient = prisma()): ReadableStream<Uint8Array> {
   return pagedExport(
-    () => exportHeaderLine(query, db),
+    () => exportHeaderLine('decisions', query, db),
     (entries) => entries.map((entry) => `${JSON.stringify(decisionLine(entry.chained))}\n`).join(''),
     jsonLinesFooter,
     query,

@@ -1,7 +1,7 @@
 import 'server-only';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { GENESIS } from './chain';
-import { EXPORT_FORMAT, exportEndLine, type HeaderLine } from './export';
+import { EXPORT_FORMAT, exportEndLine, type ExportScope, type HeaderLine } from './export';
 
 /** Rows read per statement while streaming an export. */
 export const EXPORT_PAGE = 500;
@@ -51,25 +51,27 @@ export function pagedExportStream<E>(input: {
 }
 
 /**
- * The JSON Lines export's header line (with its newline): format, time, the filters (without
- * paging and format), and the audit chain's head when the export started, so a verifier can tell
- * whether the export reaches the head.
+ * The JSON Lines export's header line (with its newline): format, time, what the export holds
+ * (`scope`), the filters (without paging and format), and the audit chain's head when the export
+ * started, so a verifier can tell whether the export reaches the head.
+ * @param scope `decisions` (the audit log), `actions` (administrative actions) or `chain` (every link)
  */
-export async function exportHeaderLine(query: Record<string, unknown>, db: PrismaClient): Promise<string> {
-  return (await exportHeader(query, db)).line;
+export async function exportHeaderLine(scope: ExportScope, query: Record<string, unknown>, db: PrismaClient): Promise<string> {
+  return (await exportHeader(scope, query, db)).line;
 }
 
 /**
  * exportHeaderLine's line, and the head it names (for an export that stops at that head).
  * @returns `line` (with its newline) and `headSeq`, the head's link number (0 before the first link)
  */
-export async function exportHeader(query: Record<string, unknown>, db: PrismaClient): Promise<{ line: string; headSeq: bigint }> {
+export async function exportHeader(scope: ExportScope, query: Record<string, unknown>, db: PrismaClient): Promise<{ line: string; headSeq: bigint }> {
   const head = await db.auditChainHead.findUnique({ where: { id: 1 } });
   const { limit: _limit, cursor: _cursor, format: _format, ...filters } = query;
   const header: HeaderLine = {
     entry: 'export',
     format: EXPORT_FORMAT,
     exportedAt: new Date().toISOString(),
+    scope,
     filters: JSON.parse(JSON.stringify(filters)) as Record<string, unknown>,
     head: { seq: String(head?.seq ?? 0n), hash: head?.hash ?? GENESIS },
   };

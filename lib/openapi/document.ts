@@ -409,7 +409,7 @@ export const paths: ZodOpenApiPathsObject = {
             'application/jsonl': { schema: z.string().meta({ description: 'A header line with the chain head, one line per link from link 1, then the end line with their count' }) },
           },
         },
-        ...errors(401, 403),
+        ...errors(400, 401, 403),
       },
     },
   },

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -19,6 +20,7 @@ import { createPrismaClient } from '../../lib/store/db';
 import { PrismaAgentStore } from '../../lib/store/prisma-store';
 import { databaseUrl, newThreadId } from '../support/harness';
 import { createScratchDatabase } from '../support/scratch-db';
+import { runningEmbeddedPostgres } from '../../lib/db/embedded';
 
 /*
  * Audit exports carry the hash chain: a JSON Lines or CSV download of a filtered audit log is
@@ -207,10 +209,46 @@ describe('audit exports with the hash chain', () => {
     const rows = csv.split('\r\n').filter(Boolean);
     expect(verifyCsvExport(rows.slice(0, -1).join('\r\n'))).toMatchObject({ ok: false, complete: false, problems: [expect.objectContaining({ problem: 'truncated' })] });
     // A format 1 file (written before end lines existed) has none to check: it holds, but cannot say it is complete.
-    const v1 = lines.slice(0, -1).join('\n').replace('countersign-audit-export/2', 'countersign-audit-export/1');
+    const v1 = lines.slice(0, -1).join('\n').replace('countersign-audit-export/2', 'countersign-audit-export/1').replace('"scope":"decisions",', '');
     const v1Report = verifyJsonLinesExport(v1);
     expect(v1Report).toMatchObject({ ok: true, complete: false });
     expect(describeExportReport(v1Report).join('\n')).toContain('whether something was cut off its end cannot be told');
+    // Without its header (or with nothing in it), a file is not a whole export.
+    expect(verifyJsonLinesExport(lines.slice(1).join('\n')).problems).toEqual([expect.objectContaining({ line: 1, problem: 'unreadable' })]);
+    expect(verifyJsonLinesExport('').problems).toEqual([expect.objectContaining({ line: 1, problem: 'unreadable' })]);
+    expect(verifyJsonLinesExport([lines[1], lines[0], ...lines.slice(2)].join('\n')).ok).toBe(false);
+  });
+
+  it('link numbers, which no hash covers, are checked against the neighbours and the head', async () => {
+    const jsonl = await text(auditJsonLinesStream(auditQuerySchema.parse({ format: 'jsonl', toolName: toolId }), db));
+    const lines = jsonl.split('\n').filter(Boolean);
+    const entries = lines.slice(1, -1).map((line) => JSON.parse(line));
+    const [, second] = [...entries].sort((a, b) => Number(BigInt(a.seq) - BigInt(b.seq)));
+    const renumber = (to: string) => lines.map((line) => (line.includes(`"id":"${second.id}"`) ? line.replace(`"seq":"${second.seq}"`, `"seq":"${to}"`) : line)).join('\n');
+    // Moved far away, or onto an earlier number: its neighbours' hashes say where it belongs.
+    for (const to of [String(BigInt(second.seq) + 100n), '3']) {
+      const report = verifyJsonLinesExport(renumber(to));
+      expect(report.ok, to).toBe(false);
+      expect(report.problems.map((p) => p.problem), to).toContain('wrong_link_number');
+    }
+    // Past the head the header names.
+    const head = JSON.parse(lines[0]).head.seq as string;
+    const last = entries.find((e) => e.seq === head)!;
+    const past = lines.map((line) => (line.includes(`"id":"${last.id}"`) ? line.replace(`"seq":"${head}"`, `"seq":"${BigInt(head) + 1n}"`) : line)).join('\n');
+    expect(verifyJsonLinesExport(past).problems).toContainEqual(expect.objectContaining({ problem: 'wrong_link_number', message: expect.stringContaining('past the chain head') }));
+  });
+
+  it('a CSV re-saved with LF line ends still verifies; its end row must say what its chain entry counts', async () => {
+    const csv = await text(auditCsvStream(auditQuerySchema.parse({ format: 'csv', toolName: toolId }), db));
+    expect(verifyCsvExport(csv.replaceAll('\r\n', '\n'))).toMatchObject({ ok: true, complete: true, entries: 4 });
+    expect(verifyCsvExport(`${csv}\n`)).toMatchObject({ ok: true, complete: true });
+    const relabelled = csv.replace('End of export: 4 decisions', 'End of export: 12 decisions');
+    expect(verifyCsvExport(relabelled).problems).toEqual([expect.objectContaining({ problem: 'column_changed' })]);
+    // Cut in the middle of a row: named as such, and not said to be "cannot be told".
+    const cut = verifyCsvExport(csv.slice(0, csv.length - 200));
+    expect(cut.ok).toBe(false);
+    expect(describeExportReport(cut).join('\n')).toContain('cut off in the middle of a row');
+    expect(describeExportReport(cut).join('\n')).not.toContain('cannot be told');
   });
 
   it('an export whose reading fails part-way errors instead of ending: what arrived has no end line', async () => {
@@ -270,16 +308,46 @@ describe('audit exports with the hash chain', () => {
       expect(decisionsOnly).toMatchObject({ ok: true, complete: true });
       expect(decisionsOnly.runs.length).toBeGreaterThan(1);
       expect(describeExportReport(decisionsOnly).join('\n')).not.toContain('the file is the whole chain');
-      // Without its last link (and the end line recounted) it no longer reaches the head.
+      // A whole-chain file is held to being whole: without its last link, or one in the middle (end
+      // line recounted each time), or with two lines swapped, it fails.
       const raw = jsonl.split('\n').filter(Boolean);
-      const short = [...raw.slice(0, -2), JSON.stringify({ entry: 'end', entries: 13 })].join('\n');
-      expect(verifyJsonLinesExport(short)).toMatchObject({ ok: true, reachesHead: false });
-      expect(describeExportReport(verifyJsonLinesExport(short)).join('\n')).not.toContain('the file is the whole chain');
+      const end13 = JSON.stringify({ entry: 'end', entries: 13 });
+      const short = verifyJsonLinesExport([...raw.slice(0, -2), end13].join('\n'));
+      expect(short).toMatchObject({ ok: false, reachesHead: false, problems: [expect.objectContaining({ problem: 'missing_link', line: 1 })] });
+      expect(describeExportReport(short).join('\n')).not.toContain('the file is the whole chain');
+      const holed = verifyJsonLinesExport([...raw.slice(0, 6), ...raw.slice(7, -1), end13].join('\n'));
+      expect(holed.problems.map((p) => p.problem)).toEqual(['missing_link']);
+      const swapped = verifyJsonLinesExport([raw[0], raw[2], raw[1], ...raw.slice(3)].join('\n'));
+      expect(swapped.problems.map((p) => p.problem)).toEqual(['out_of_order']);
+      expect(describeExportReport(report).join('\n')).toContain('Header: chain export, no filters');
     } finally {
       await chainDb.$disconnect();
       await scratch.drop();
     }
   }, 60_000);
+
+  it('audit:verify exits 2 when it cannot check: a bad option, a file that cannot be read', async () => {
+    const run = async (args: string[]) =>
+      promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/audit-verify.ts', ...args]).then(
+        () => ({ code: 0, out: '' }),
+        (error: { code: number; stderr: string }) => ({ code: error.code, out: error.stderr }),
+      );
+    expect(await run(['--fil', 'x.jsonl'])).toMatchObject({ code: 2, out: expect.stringContaining('Usage: npm run audit:verify') });
+    expect(await run(['--file', path.join(dir, 'no-such-file.jsonl')])).toMatchObject({ code: 2, out: expect.stringContaining('Cannot read') });
+  }, 60_000);
+
+  // Skipped when the tests run against an external database (no embedded server of their own).
+  it.skipIf(!existsSync('.data/pg-test/postmaster.pid'))('scripts find an embedded PostgreSQL another process runs on a folder, and no server where it has stopped', async () => {
+    // The tests' own embedded server holds .data/pg-test.
+    const url = runningEmbeddedPostgres('.data/pg-test');
+    expect(url).not.toBeNull();
+    expect(new URL(url!).port).toBe(new URL(databaseUrl()).port);
+    const folder = await mkdtemp(path.join(tmpdir(), 'pg-gone-'));
+    expect(runningEmbeddedPostgres(folder)).toBeNull();
+    // A postmaster.pid left by a server that was killed: its process is gone.
+    await writeFile(path.join(folder, 'postmaster.pid'), `2147483646\n${folder}\n0\n54999\n`);
+    expect(runningEmbeddedPostgres(folder)).toBeNull();
+  });
 
   it('audit events (admin actions) are entries the verifier checks the same way', async () => {
     const id = await recordAuditEvent({ action: 'auth.signed_in', actor: user, target: { type: 'user', id: user.id }, details: { via: 'export test' } });
@@ -287,7 +355,10 @@ describe('audit exports with the hash chain', () => {
     const { eventLine } = await import('../../lib/audit/export');
     const line = JSON.stringify(eventLine(row));
     expect(contentHash(eventContent(row))).toBe(row.contentHash);
-    expect(verifyJsonLinesExport(line)).toMatchObject({ ok: true, entries: 1 });
-    expect(verifyJsonLinesExport(line.replace('export test', 'expert test')).problems).toEqual([expect.objectContaining({ id, problem: 'content_changed' })]);
+    // A file of this one action: the header as the admin-actions export writes it, and the end line.
+    const header = JSON.stringify({ entry: 'export', format: 'countersign-audit-export/2', exportedAt: new Date().toISOString(), scope: 'actions', filters: {}, head: { seq: String(row.chainSeq), hash: row.hash } });
+    const file = (entry: string) => [header, entry, JSON.stringify({ entry: 'end', entries: 1 })].join('\n');
+    expect(verifyJsonLinesExport(file(line))).toMatchObject({ ok: true, entries: 1, complete: true, reachesHead: true });
+    expect(verifyJsonLinesExport(file(line.replace('export test', 'expert test'))).problems).toEqual([expect.objectContaining({ id, problem: 'content_changed' })]);
   });
 });

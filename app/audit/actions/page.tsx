@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import { AdminActionsView } from '@/components/audit/admin-actions-view';
+import { unreadFiltersNote } from '@/components/inbox/filter-values';
 import { displayNames, requirePageActor } from '@/lib/auth/session';
 import { adminActionsQuerySchema, listAdminActions } from '@/lib/audit/admin-actions';
 import { peopleInAction } from '@/lib/audit/describe-action';
@@ -26,7 +27,7 @@ export default async function AdminActionsPage({ searchParams }: { searchParams:
       entries={entries}
       nextCursor={page.nextCursor}
       filters={{ ...filters, ...Object.fromEntries(unread.map((key) => [key, ''])) }}
-      filterError={unread.length === 0 ? null : 'Some filters in this link could not be read (a date must look like 2026-11-30), so they are left out.'}
+      filterError={unreadFiltersNote(unread)}
       people={people}
       viewer={{ id: admin.id, name: admin.name, role: admin.role }}
     />
