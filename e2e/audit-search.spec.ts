@@ -133,6 +133,11 @@ test.describe('audit search', () => {
       ['/inbox?view=done&person=x%00', 'inbox-filters-error'],
       ['/inbox?toolName=%00', 'inbox-filters-error'],
       ['/inbox?from=someday', 'inbox-filters-error'],
+      // Years PostgreSQL cannot store, and a day February does not have.
+      ['/inbox?from=0000-01-01', 'inbox-filters-error'],
+      ['/inbox?view=done&to=%2B275760-09-13T00:00:00.000Z', 'inbox-filters-error'],
+      ['/audit?from=-004714-01-01T00:00:00Z', 'audit-filters-error'],
+      ['/audit/actions?to=2026-02-31', 'actions-filters-error'],
     ] as const) {
       const response = await page.goto(url);
       expect(response?.status(), url).toBe(200);
@@ -140,6 +145,11 @@ test.describe('audit search', () => {
     }
     await page.goto(`/audit?person=${encodeURIComponent(`Quinn ${tag}`)}&toolName=%00`);
     await expect(rows).toHaveCount(2);
+    for (const url of ['/api/inbox?from=0000-01-01', '/api/audit?from=0000-01-01&format=csv', '/api/audit/actions?to=%2B275760-09-13T00:00:00.000Z']) {
+      const refused = await alex.request.get(url);
+      expect(refused.status(), url).toBe(400);
+      expect((await refused.json()).error.code, url).toBe('BAD_REQUEST');
+    }
     // The waiting list's note, at both widths, light and dark.
     for (const size of [DESKTOP, MOBILE]) {
       await page.setViewportSize(size);
