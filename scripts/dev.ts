@@ -27,8 +27,11 @@ async function isEmpty(url: string): Promise<boolean> {
 }
 
 const nextArgs = [mode, ...process.argv.slice(3)];
+// A process group of its own (detached), so stopping it stops the server `next dev` starts in a
+// process of its own too; a Ctrl+C reaches this script, which stops the group (stop-child.ts).
 const child = spawn(process.execPath, ['node_modules/next/dist/bin/next', ...nextArgs], {
-  stdio: 'inherit',
+  stdio: ['ignore', 'inherit', 'inherit'],
+  detached: true,
   env: { ...process.env, DATABASE_URL: db.url },
 });
 
@@ -43,4 +46,6 @@ async function shutdown(code: number) {
 }
 process.on('SIGINT', () => void shutdown(0));
 process.on('SIGTERM', () => void shutdown(0));
+// A closed terminal: the server's group no longer hears it, so this script stops it.
+process.on('SIGHUP', () => void shutdown(0));
 child.on('exit', (code) => void shutdown(code ?? 0));
