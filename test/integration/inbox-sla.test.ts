@@ -163,7 +163,10 @@ describe('reviewer email through the job queue', () => {
     await runNow(`reviewer-email:needs-review:${call.id}`);
     await expect.poll(() => mailsAbout(call.id, /^Approval needed/).length, { timeout: 15_000 }).toBe(1);
     expect(recipients(mailsAbout(call.id, /^Approval needed/)[0])).toEqual(['rita@example.com', 'sam@example.com']);
-    expect((await db.notificationDelivery.findUniqueOrThrow({ where: { pendingCallId_kind: { pendingCallId: call.id, kind: 'needs-review' } } })).sentAt).not.toBeNull();
+    // The worker records the send after the SMTP server took the mail: wait for that write too.
+    await expect
+      .poll(async () => (await db.notificationDelivery.findUniqueOrThrow({ where: { pendingCallId_kind: { pendingCallId: call.id, kind: 'needs-review' } } })).sentAt, { timeout: 5_000 })
+      .not.toBeNull();
 
     // Once per (call, kind): the same job queued again (another server, a retry) sends nothing more.
     await enqueueNotification(db, { channel: REVIEWER_EMAIL_CHANNEL, payload: { kind: 'needs-review', pendingCallId: call.id } }, { key: `again:${call.id}` });
