@@ -21,6 +21,9 @@ export async function checkAccessible(page: Page, name: string) {
     await page.emulateMedia({ colorScheme });
     // Let colour transitions (150 ms) settle before contrast is measured.
     await page.waitForTimeout(300);
+    // Every page has a title; during a refresh React may swap the <title> for a moment (axe once
+    // caught that gap on the chat page after an answer). A page without one still fails here.
+    await expect(page).toHaveTitle(/\S/);
     const { violations } = await new AxeBuilder({ page }).analyze();
     const serious = violations
       .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')

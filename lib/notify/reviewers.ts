@@ -67,6 +67,9 @@ export function appUrl(): string {
   return (APP_URL ?? BETTER_AUTH_URL ?? 'http://localhost:3000').replace(/\/+$/, '');
 }
 
+/** Whether a tool marks any argument value sensitive (`true`, or a list of field names). */
+const hidesValues = (sensitive: Tool['sensitive']) => sensitive === true || (Array.isArray(sensitive) && sensitive.length > 0);
+
 /**
  * The email about one call: what it does (in the tool's own words when it describes itself), who
  * asked, through which agents, why it waits, and a deep link to it in the inbox. Argument values of
@@ -95,8 +98,10 @@ export function reviewMail(call: CallRow, kind: ReviewEvent['kind'], to: string[
     `Arguments: ${summarizeArgs(args, 500) || 'none'}`,
     `Asked by: ${requester}`,
     `Asked at: ${call.createdAt.toISOString()} (UTC)`,
-    // The same words as the inbox's "why": the rule's own reason, else what the policy means.
-    `Why it waits: ${call.why ? revealBidi(call.why) : policyText(call.policy)}`,
+    // The inbox's words (the rule's own reason) when they cannot hold a hidden value: a reason
+    // such as "amount 271.83 > 100" quotes the arguments, so a call with sensitive fields gets
+    // what its policy means instead, as the rest of the mail masks them.
+    `Why it waits: ${call.why && !hidesValues(sensitive) ? revealBidi(call.why) : policyText(call.policy)}`,
     '',
     `Open it in the inbox: ${link}`,
   ];

@@ -6,7 +6,9 @@ import { seed } from '../../lib/demo/seed';
 import { createOpsTools } from '../../lib/demo/tools';
 import type { PrismaClient } from '../../lib/generated/prisma/client';
 import { ScriptedModel } from '../../lib/models/scripted';
-import { notifyReviewers } from '../../lib/notify/reviewers';
+import { notifyReviewers, reviewMail } from '../../lib/notify/reviewers';
+import type { Tool } from '../../lib/agent/tool';
+import { policyText } from '../../components/ui/describe';
 import { createPrismaClient } from '../../lib/store/db';
 import { PrismaAgentStore } from '../../lib/store/prisma-store';
 import { collect, databaseUrl, newThreadId } from '../support/harness';
@@ -92,10 +94,16 @@ describe('reviewer email', () => {
     // The amount is marked sensitive: not in the subject, not in the body.
     expect(`${mail.subject}\n${mail.text}`).not.toMatch(/287[.,]45|\$287/); // a bare 287 could be the milliseconds of a timestamp
     expect(mail.text).toContain('amount: •••');
-    // Why it waits, in the same words as the inbox (the policy's own reason).
-    const evaluation = (await db.pendingToolCall.findUniqueOrThrow({ where: { id } })).policyEvaluation as { why?: string } | null;
-    expect(evaluation?.why).toEqual(expect.any(String));
-    expect(mail.text).toContain(`Why it waits: ${evaluation!.why}\n`);
+    // Why it waits: a policy's own reason may quote the arguments (a data policy's "amount 287.45 >
+    // 100"), so for a tool with sensitive fields the mail says what the policy means instead; for
+    // other tools it uses the reason, the inbox's words.
+    const call = await db.pendingToolCall.findUniqueOrThrow({ where: { id } });
+    const quoting = { ...call, why: 'amount 287.45 > 100: a reviewer', requesterName: 'Ada', requesterEmail: 'ada@example.com' };
+    const masked = reviewMail(quoting as never, 'needs-review', ['rita@example.com'], tool('issue-refund'));
+    expect(masked.text).not.toContain('287.45');
+    expect(masked.text).toContain(`Why it waits: ${policyText(call.policy)}\n`);
+    const plain: Tool = { ...tool('issue-refund')!, sensitive: undefined };
+    expect(reviewMail(quoting as never, 'needs-review', ['rita@example.com'], plain).text).toContain('Why it waits: amount 287.45 > 100: a reviewer\n');
     const row = await db.notificationDelivery.findUniqueOrThrow({ where: { pendingCallId_kind: { pendingCallId: id, kind: 'needs-review' } } });
     expect(row.sentAt).not.toBeNull();
 
