@@ -19,13 +19,18 @@ try {
   process.exit(2);
 }
 
-if (values.file) {
-  const { describeExportReport, verifyCsvExport, verifyJsonLinesExport } = await import('../lib/audit/export');
+if (values.file === '') {
+  console.error(`--file needs a file name.\n${USAGE}`);
+  process.exit(2);
+}
+
+if (values.file !== undefined) {
+  const { describeExportReport, verifyExport } = await import('../lib/audit/export');
   const text = await readFile(values.file, 'utf8').catch((error: NodeJS.ErrnoException) => {
     console.error(`Cannot read ${values.file}: ${error.code ?? error.message}`);
     process.exit(2);
   });
-  const report = /\.csv$/i.test(values.file) ? verifyCsvExport(text) : verifyJsonLinesExport(text);
+  const report = verifyExport(text);
   if (values.json) console.log(JSON.stringify(report, null, 2));
   else for (const line of describeExportReport(report)) (report.ok ? console.log : console.error)(line);
   process.exitCode = report.ok ? 0 : 1;

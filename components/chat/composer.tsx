@@ -31,6 +31,13 @@ export function Composer({ value, onChange, onSend, onStop, busy }: ComposerProp
   const countId = useId();
   // The last paste did not fit: the box kept what did, without a word (e.g. an emoji past the limit).
   const [cut, setCut] = useState(false);
+  // Any shrink of the text (deleting, or the chat clearing it after a send) ends the cut's notice;
+  // adjusted while rendering, as React recommends for state that follows a prop.
+  const [lastValue, setLastValue] = useState(value);
+  if (value !== lastValue) {
+    setLastValue(value);
+    if (value.length < lastValue.length && cut) setCut(false);
+  }
   const showCount = value.length >= COUNT_FROM;
   const atLimit = value.length >= MAX_MESSAGE_CHARS || (cut && showCount);
   const formRef = useRef<HTMLFormElement>(null);
@@ -67,11 +74,7 @@ export function Composer({ value, onChange, onSend, onStop, busy }: ComposerProp
           id={inputId}
           data-testid="composer-input"
           value={value}
-          onChange={(event) => {
-            // Text taken out after a cut: the box is no longer at what it kept.
-            if (event.target.value.length < value.length) setCut(false);
-            onChange(event.target.value);
-          }}
+          onChange={(event) => onChange(event.target.value)}
           onPaste={onPaste}
           onKeyDown={onKeyDown}
           placeholder="Message the agent…"

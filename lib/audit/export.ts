@@ -68,6 +68,11 @@ export const eventLineSchema = z.strictObject({
   createdAt: isoTime,
 });
 
+/** The CSV export's readable columns, in order. */
+export const CSV_COLUMNS = ['at', 'actorId', 'actorRole', 'kind', 'approved', 'reason', 'toolName', 'agentId', 'requester', 'runId', 'toolCallId', 'fingerprint', 'args', 'editedArgs', 'editedFingerprint', 'resumeData', 'why'] as const;
+/** The hash chain columns after the readable ones: the link, and the entry as the hash covers it (JSON). */
+export const CSV_CHAIN_COLUMNS = ['id', 'chainSeq', 'contentHash', 'prevHash', 'hash', 'chainEntry'] as const;
+
 /** What an export holds: decisions (the audit log), administrative actions, or every link of the chain. */
 export const EXPORT_SCOPES = ['decisions', 'actions', 'chain'] as const;
 export type ExportScope = (typeof EXPORT_SCOPES)[number];
@@ -79,7 +84,7 @@ const headerFields = {
   /** The filters the export was made with (as given; empty: the whole log). */
   filters: z.record(z.string(), z.unknown()),
   /** The chain head when the export started. */
-  head: z.object({ seq: z.string(), hash: z.string() }),
+  head: z.object({ seq: z.string().regex(/^(0|[1-9]\d*)$/), hash: z.string().regex(/^[0-9a-f]{64}$/) }),
 };
 
 /** The first line of an export (format 2). Informational, not covered by a hash, except `head`, which the links must reach. */
@@ -88,6 +93,11 @@ export const headerLineSchema = z.strictObject({
   format: z.literal(EXPORT_FORMAT),
   /** What the file holds; `chain` must be every link from 1 to the head, oldest first. */
   scope: z.enum(EXPORT_SCOPES),
+  /**
+   * Entries in the database older than the chain (no link) when the export started, as
+   * `GET /api/audit/verify` reports them: a file may hold no more entries without a link.
+   */
+  unchained: z.number().int().nonnegative(),
 });
 
 /** The header of a format 1 file (no scope, no end line). */
@@ -266,6 +276,8 @@ class ExportChecker {
   head: HeaderLine['head'] | null = null;
   scope: ExportScope | null = null;
   filters: Record<string, unknown> | null = null;
+  /** Entries without a link the database held at export time (null: not in the header). */
+  unchainedAllowed: number | null = null;
   /** The line the header was on (0: none yet). */
   headerLine = 0;
   /** The end line's count and where it was, once read. */
@@ -303,8 +315,15 @@ class ExportChecker {
   add(entry: EntryLine, line: number) {
     this.entries += 1;
     this.lastEntryLine = line;
+    const kind = entry.entry === 'decision' ? 'decisions' : 'actions';
+    if (this.scope && this.scope !== 'chain' && this.scope !== kind) {
+      this.problems.push({ line, id: entry.id, seq: entry.seq, problem: 'unreadable', message: `Line ${line} is ${entry.entry === 'decision' ? 'a decision' : 'an admin action'}, which a ${this.scope} export does not hold.` });
+    }
     if (entry.seq === null) {
-      this.unchained += 1;
+      // An entry older than the chain has no hashes either; one with hashes lost its link number.
+      if (entry.contentHash !== null || entry.prevHash !== null || entry.hash !== null) {
+        this.problems.push({ line, id: entry.id, seq: null, problem: 'wrong_link_number', message: `Entry ${entry.id} has hashes but no link number: its number was removed.` });
+      } else this.unchained += 1;
       return;
     }
     const problem = checkEntry(entry, line);
@@ -351,6 +370,9 @@ class ExportChecker {
     }
     const startsAtGenesis = links[0]?.seq === 1n && links[0].prevHash === GENESIS;
     this.checkNumbers(links);
+    if (this.unchainedAllowed !== null && this.unchained > this.unchainedAllowed) {
+      this.problems.push({ line: this.headerLine, id: null, seq: null, problem: 'unreadable', message: `The file holds ${this.unchained} entries without a link, but the database held ${this.unchainedAllowed} such entries (older than the chain) when it was exported: entries were added.` });
+    }
     if (this.scope === 'chain') this.checkWholeChain(runs, startsAtGenesis, reachesHead);
     this.problems.sort((a, b) => a.line - b.line);
     return {
@@ -423,7 +445,8 @@ class ExportChecker {
  */
 export function verifyJsonLinesExport(text: string): ExportReport {
   const checker = new ExportChecker();
-  const lines = text.split('\n');
+  // A byte-order mark an editor added is not part of the export.
+  const lines = text.replace(/^\uFEFF/, '').split('\n');
   lines.forEach((raw, index) => {
     const line = index + 1;
     if (!raw.trim()) return;
@@ -436,6 +459,12 @@ export function verifyJsonLinesExport(text: string): ExportReport {
       checker.unreadable(line, `Line ${line} is not JSON.`);
       return;
     }
+    // Written by JSON.stringify, so read back and written again it is the same text: a repeated
+    // field (JSON.parse keeps the last one, a reader may see the first) or anything added shows.
+    if (JSON.stringify(value) !== raw.trim()) {
+      checker.unreadable(line, `Line ${line} is not written as the export writes it (a repeated field, or added spaces or text).`);
+      return;
+    }
     const entry = (value as { entry?: unknown } | null)?.entry;
     if (entry === 'export') {
       const header = anyHeaderLineSchema.safeParse(value);
@@ -444,6 +473,7 @@ export function verifyJsonLinesExport(text: string): ExportReport {
         checker.head = header.data.head;
         checker.filters = header.data.filters;
         checker.scope = header.data.format === EXPORT_FORMAT ? header.data.scope : null;
+        checker.unchainedAllowed = header.data.format === EXPORT_FORMAT ? (header.data.scope === 'chain' ? 0 : header.data.unchained) : null;
         checker.endExpected = header.data.format === EXPORT_FORMAT;
       } else {
         checker.problems.push({ line, id: null, seq: null, problem: 'unreadable', message: `Line ${line} is not a header of ${EXPORT_FORMAT}, or not the first line, or a second header.` });
@@ -507,7 +537,19 @@ export function verifyCsvExport(text: string): ExportReport {
   let records: Record<string, string>[];
   try {
     // Rows end with CRLF as exported, or LF after an editor or a tool re-saved the file.
-    records = parse(text, { columns: true, skip_empty_lines: true, relax_column_count: false, record_delimiter: ['\r\n', '\n'] });
+    records = parse(text.replace(/^\uFEFF/, ''), {
+      // The columns the export writes, exactly: a repeated or added column is not read past.
+      columns: (header: string[]) => {
+        const expected = [...CSV_COLUMNS, ...CSV_CHAIN_COLUMNS];
+        if (header.length !== expected.length || header.some((name, index) => name !== expected[index])) {
+          throw new Error(`the header row is not the export's columns (${expected.join(',')})`);
+        }
+        return header;
+      },
+      skip_empty_lines: true,
+      relax_column_count: false,
+      record_delimiter: ['\r\n', '\n'],
+    });
   } catch (error) {
     const where = (error as { lines?: number }).lines;
     checker.unreadable(
@@ -536,8 +578,9 @@ export function verifyCsvExport(text: string): ExportReport {
         return;
       }
       checker.end = { entries: end.data.entries, line };
-      if (record.at !== csvEndLabel(end.data.entries)) {
-        checker.problems.push({ line, id: null, seq: null, problem: 'column_changed', message: `Row ${line} (the end row) does not say "${csvEndLabel(end.data.entries)}".` });
+      const filled = Object.entries(record).filter(([column, cell]) => cell !== '' && column !== 'at' && column !== 'chainEntry');
+      if (record.at !== csvEndLabel(end.data.entries) || filled.length > 0) {
+        checker.problems.push({ line, id: null, seq: null, problem: 'column_changed', message: `Row ${line} (the end row) does not say "${csvEndLabel(end.data.entries)}" with its other cells empty.` });
       }
       return;
     }
@@ -567,6 +610,14 @@ export function verifyCsvExport(text: string): ExportReport {
     checker.add(entry, line);
   });
   return checker.report();
+}
+
+/**
+ * Verifies an export of either kind, told apart by its content (a JSON Lines export starts with
+ * `{`), so a file saved under another name is still read as what it is.
+ */
+export function verifyExport(text: string): ExportReport {
+  return text.replace(/^\uFEFF/, '').trimStart().startsWith('{') || text.trim() === '' ? verifyJsonLinesExport(text) : verifyCsvExport(text);
 }
 
 /**

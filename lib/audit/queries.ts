@@ -10,7 +10,7 @@ import { listCallActivity, type CallActivityEntry } from '@/lib/inbox/notes';
 import type { ToolDescription } from '@/lib/agent/tool';
 import { describeAppCall } from '@/lib/chat/describe';
 import type { DecisionRow } from './chain';
-import { csvCellText, csvEndLabel, decisionLine, exportEndLine, type StoredLink } from './export';
+import { CSV_CHAIN_COLUMNS, CSV_COLUMNS, csvCellText, csvEndLabel, decisionLine, exportEndLine, type StoredLink } from './export';
 import { EXPORT_PAGE, exportHeaderLine, jsonLinesFooter, pagedExportStream } from './stream';
 
 /** Free text a person types into a filter: trimmed, empty means "no filter". */
@@ -42,7 +42,13 @@ export const dateBound = (end: boolean) =>
         ctx.addIssue({ code: 'custom', message: 'not a date (YYYY-MM-DD, years 0001 to 9999) or an ISO 8601 time with a zone' });
         return z.NEVER;
       }
-      return end ? new Date(date.getTime() + (dayOnly ? 86_400_000 : 1)) : date;
+      const bound = end ? new Date(date.getTime() + (dayOnly ? 86_400_000 : 1)) : date;
+      // The end of 9999-12-31 is in year 10000, which PostgreSQL's parameters cannot carry.
+      if (bound.getUTCFullYear() > YEARS.max) {
+        ctx.addIssue({ code: 'custom', message: 'too late: the range must end within the year 9999' });
+        return z.NEVER;
+      }
+      return bound;
     })
     .optional();
 
@@ -236,9 +242,6 @@ export async function listAudit(query: AuditQuery, db: PrismaClient = prisma()):
   };
 }
 
-const CSV_COLUMNS = ['at', 'actorId', 'actorRole', 'kind', 'approved', 'reason', 'toolName', 'agentId', 'requester', 'runId', 'toolCallId', 'fingerprint', 'args', 'editedArgs', 'editedFingerprint', 'resumeData', 'why'] as const;
-/** The hash chain columns after the readable ones: the link, and the entry as the hash covers it (JSON). */
-const CSV_CHAIN_COLUMNS = ['id', 'chainSeq', 'contentHash', 'prevHash', 'hash', 'chainEntry'] as const;
 
 /**
  * RFC 4180 CSV of audit entries (JSON columns as JSON text, CRLF line ends), each row with its hash

@@ -65,13 +65,18 @@ export async function exportHeaderLine(scope: ExportScope, query: Record<string,
  * @returns `line` (with its newline) and `headSeq`, the head's link number (0 before the first link)
  */
 export async function exportHeader(scope: ExportScope, query: Record<string, unknown>, db: PrismaClient): Promise<{ line: string; headSeq: bigint }> {
-  const head = await db.auditChainHead.findUnique({ where: { id: 1 } });
+  const [head, legacyDecisions, legacyEvents] = await Promise.all([
+    db.auditChainHead.findUnique({ where: { id: 1 } }),
+    db.decision.count({ where: { chainSeq: null } }),
+    db.auditEvent.count({ where: { chainSeq: null } }),
+  ]);
   const { limit: _limit, cursor: _cursor, format: _format, ...filters } = query;
   const header: HeaderLine = {
     entry: 'export',
     format: EXPORT_FORMAT,
     exportedAt: new Date().toISOString(),
     scope,
+    unchained: legacyDecisions + legacyEvents,
     filters: JSON.parse(JSON.stringify(filters)) as Record<string, unknown>,
     head: { seq: String(head?.seq ?? 0n), hash: head?.hash ?? GENESIS },
   };

@@ -209,7 +209,7 @@ describe('audit exports with the hash chain', () => {
     const rows = csv.split('\r\n').filter(Boolean);
     expect(verifyCsvExport(rows.slice(0, -1).join('\r\n'))).toMatchObject({ ok: false, complete: false, problems: [expect.objectContaining({ problem: 'truncated' })] });
     // A format 1 file (written before end lines existed) has none to check: it holds, but cannot say it is complete.
-    const v1 = lines.slice(0, -1).join('\n').replace('countersign-audit-export/2', 'countersign-audit-export/1').replace('"scope":"decisions",', '');
+    const v1 = lines.slice(0, -1).join('\n').replace('countersign-audit-export/2', 'countersign-audit-export/1').replace('"scope":"decisions","unchained":0,', '');
     const v1Report = verifyJsonLinesExport(v1);
     expect(v1Report).toMatchObject({ ok: true, complete: false });
     expect(describeExportReport(v1Report).join('\n')).toContain('whether something was cut off its end cannot be told');
@@ -236,6 +236,36 @@ describe('audit exports with the hash chain', () => {
     const last = entries.find((e) => e.seq === head)!;
     const past = lines.map((line) => (line.includes(`"id":"${last.id}"`) ? line.replace(`"seq":"${head}"`, `"seq":"${BigInt(head) + 1n}"`) : line)).join('\n');
     expect(verifyJsonLinesExport(past).problems).toContainEqual(expect.objectContaining({ problem: 'wrong_link_number', message: expect.stringContaining('past the chain head') }));
+  });
+
+  it('what no hash covers cannot be used to slip an entry in: a removed link number, an entry without one, a repeated field, another kind of entry, an added column', async () => {
+    const jsonl = await text(auditJsonLinesStream(auditQuerySchema.parse({ format: 'jsonl', toolName: toolId }), db));
+    const lines = jsonl.split('\n').filter(Boolean);
+    expect(JSON.parse(lines[0]).unchained).toBe(0);
+    const entry = JSON.parse(lines[1]);
+    // The link number removed and the decision changed: its hashes are still there.
+    const unnumbered = lines.map((line, i) => (i === 1 ? JSON.stringify({ ...entry, seq: null, reason: 'changed' }) : line)).join('\n');
+    expect(verifyJsonLinesExport(unnumbered).problems.map((p) => p.problem)).toContain('wrong_link_number');
+    // A made-up entry with no link at all: the database held none older than the chain.
+    const madeUp = JSON.stringify({ ...entry, id: 'made-up', seq: null, contentHash: null, prevHash: null, hash: null });
+    const added = [...lines.slice(0, -1), madeUp, JSON.stringify({ entry: 'end', entries: ids.length + 1 })].join('\n');
+    expect(verifyJsonLinesExport(added).problems).toEqual([expect.objectContaining({ problem: 'unreadable', line: 1, message: expect.stringContaining('entries without a link') })]);
+    // A field written twice: a reader sees the first, JSON.parse keeps the last.
+    const doubled = lines.map((line, i) => (i === 1 ? line.replace('{"entry":"decision",', '{"entry":"decision","reason":"all fine",') : line)).join('\n');
+    expect(verifyJsonLinesExport(doubled).problems).toEqual([expect.objectContaining({ line: 2, problem: 'unreadable' })]);
+    // An admin action in a decisions export.
+    const event = await recordAuditEvent({ action: 'auth.signed_in', actor: user, target: { type: 'user', id: user.id }, details: {} });
+    const { eventLine } = await import('../../lib/audit/export');
+    const foreign = [...lines.slice(0, -1), JSON.stringify(eventLine(await db.auditEvent.findUniqueOrThrow({ where: { id: event } }))), JSON.stringify({ entry: 'end', entries: ids.length + 1 })].join('\n');
+    expect(verifyJsonLinesExport(foreign).problems.map((p) => p.message)).toContainEqual(expect.stringContaining('which a decisions export does not hold'));
+    // A head number that is not a number: the header is unreadable, no crash.
+    expect(verifyJsonLinesExport(jsonl.replace(/"head":\{"seq":"\d+"/, '"head":{"seq":"nine"')).problems[0]).toMatchObject({ line: 1, problem: 'unreadable' });
+    // A byte-order mark an editor added is not a problem.
+    expect(verifyJsonLinesExport(`\uFEFF${jsonl}`).ok).toBe(true);
+    // A CSV with a column the export does not write.
+    const csv = await text(auditCsvStream(auditQuerySchema.parse({ format: 'csv', toolName: toolId }), db));
+    expect(verifyCsvExport(csv.replace('at,actorId,', 'at,note,actorId,')).ok).toBe(false);
+    expect(verifyCsvExport(`\uFEFF${csv}`).ok).toBe(true);
   });
 
   it('a CSV re-saved with LF line ends still verifies; its end row must say what its chain entry counts', async () => {
@@ -356,7 +386,7 @@ describe('audit exports with the hash chain', () => {
     const line = JSON.stringify(eventLine(row));
     expect(contentHash(eventContent(row))).toBe(row.contentHash);
     // A file of this one action: the header as the admin-actions export writes it, and the end line.
-    const header = JSON.stringify({ entry: 'export', format: 'countersign-audit-export/2', exportedAt: new Date().toISOString(), scope: 'actions', filters: {}, head: { seq: String(row.chainSeq), hash: row.hash } });
+    const header = JSON.stringify({ entry: 'export', format: 'countersign-audit-export/2', exportedAt: new Date().toISOString(), scope: 'actions', unchained: 0, filters: {}, head: { seq: String(row.chainSeq), hash: row.hash } });
     const file = (entry: string) => [header, entry, JSON.stringify({ entry: 'end', entries: 1 })].join('\n');
     expect(verifyJsonLinesExport(file(line))).toMatchObject({ ok: true, entries: 1, complete: true, reachesHead: true });
     expect(verifyJsonLinesExport(file(line.replace('export test', 'expert test'))).problems).toEqual([expect.objectContaining({ id, problem: 'content_changed' })]);
