@@ -7,9 +7,9 @@
  * it from the HTTP figures counted that difference as HTTP's. Latency only: no throughput batch.
  */
 import pg from 'pg';
-import type { AgentChunk } from '../lib/agent/chunks';
+import { agentInstance } from './countersign';
 import { outboxExecutions, sendEmailCommand, serverEnv } from './http';
-import type { BenchSystem, RuntimeInstance } from './model';
+import type { BenchSystem } from './model';
 
 const ADA = { id: 'user-ada', role: 'user' as const };
 
@@ -23,37 +23,7 @@ export async function createAppAgentSystem(databaseUrl: string): Promise<BenchSy
   const { getAgent } = await import('../lib/runs/agents');
   const { prisma } = await import('../lib/store/db');
   const agent = getAgent('ops-agent');
-  const failed = (chunk: AgentChunk) => chunk.type === 'error' || chunk.type === 'tool-error';
-
-  const instance: RuntimeInstance = {
-    async start({ key, threadId }, mark) {
-      const result = await agent.stream(sendEmailCommand(key), { threadId, resourceId: ADA.id, requester: ADA });
-      let toolCallId: string | undefined;
-      for await (const chunk of result.fullStream) {
-        if (chunk.type === 'tool-call-approval' && !toolCallId) {
-          toolCallId = chunk.payload.toolCallId;
-          mark('approval');
-        } else if (failed(chunk)) {
-          throw new Error(`app agent stream failed: ${JSON.stringify(chunk.payload)}`);
-        }
-      }
-      if (!toolCallId) throw new Error('app agent stream ended without an approval chunk');
-      return { runId: result.runId, toolCallId, key };
-    },
-    async approve(run, mark) {
-      const result = await agent.approveToolCall({ runId: run.runId, toolCallId: run.toolCallId, actor: ADA });
-      let sawResult = false;
-      for await (const chunk of result.fullStream) {
-        if (chunk.type === 'tool-result' && !sawResult) {
-          sawResult = true;
-          mark('tool-result');
-        } else if (failed(chunk)) {
-          throw new Error(`app agent continuation failed: ${JSON.stringify(chunk.payload)}`);
-        }
-      }
-      if (!sawResult) throw new Error('app agent continuation ended without a tool result');
-    },
-  };
+  const instance = agentInstance(agent, { actor: ADA, prompt: sendEmailCommand, label: 'app agent' });
 
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();

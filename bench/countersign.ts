@@ -5,6 +5,7 @@
 import pg from 'pg';
 import { z } from 'zod';
 import { Agent } from '../lib/agent/agent';
+import type { AgentChunk } from '../lib/agent/chunks';
 import { createTool } from '../lib/agent/tool';
 import { createPrismaClient } from '../lib/store/db';
 import { PrismaAgentStore } from '../lib/store/prisma-store';
@@ -44,7 +45,7 @@ export function createCountersignSystem(databaseUrl: string, options: { poolSize
       tools: [tool],
       store: new PrismaAgentStore(db),
     });
-    return { db, instance: countersignInstance(agent) };
+    return { db, instance: agentInstance(agent, { actor: USER, prompt: benchPrompt, label: 'countersign' }) };
   });
   return {
     name: 'countersign',
@@ -58,34 +59,46 @@ export function createCountersignSystem(databaseUrl: string, options: { poolSize
   };
 }
 
-function countersignInstance(agent: Agent): RuntimeInstance {
+/**
+ * A runtime as a bench client: `start` streams `prompt(key)` on a new thread until the approval
+ * chunk and on to the stream's end; `approve` approves as `actor` and reads the continuation to its
+ * end. An error chunk or a failed tool fails the sample.
+ *
+ * @param agent the runtime's agent (the bench's, or the app's own for the "app" reference)
+ * @param options.actor who starts and approves the runs (their own calls)
+ * @param options.prompt the message that makes the model call the approval-requiring tool
+ * @param options.label names the runtime in errors
+ */
+export function agentInstance(agent: Agent, options: { actor: { id: string; role: 'user' }; prompt: (key: string) => string; label: string }): RuntimeInstance {
+  const { actor, prompt, label } = options;
+  const failed = (chunk: AgentChunk) => chunk.type === 'error' || chunk.type === 'tool-error';
   return {
     async start({ key, threadId }, mark) {
-      const result = await agent.stream(benchPrompt(key), { threadId, resourceId: USER.id });
+      const result = await agent.stream(prompt(key), { threadId, resourceId: actor.id, requester: actor });
       let toolCallId: string | undefined;
       for await (const chunk of result.fullStream) {
         if (chunk.type === 'tool-call-approval' && !toolCallId) {
           toolCallId = chunk.payload.toolCallId;
           mark('approval');
-        } else if (chunk.type === 'error') {
-          throw new Error(`countersign stream failed: ${chunk.payload.message}`);
+        } else if (failed(chunk)) {
+          throw new Error(`${label} stream failed: ${JSON.stringify(chunk.payload)}`);
         }
       }
-      if (!toolCallId) throw new Error('countersign stream ended without an approval chunk');
+      if (!toolCallId) throw new Error(`${label} stream ended without an approval chunk`);
       return { runId: result.runId, toolCallId, key };
     },
     async approve(run, mark) {
-      const result = await agent.approveToolCall({ runId: run.runId, toolCallId: run.toolCallId, actor: USER });
+      const result = await agent.approveToolCall({ runId: run.runId, toolCallId: run.toolCallId, actor });
       let sawResult = false;
       for await (const chunk of result.fullStream) {
         if (chunk.type === 'tool-result' && !sawResult) {
           sawResult = true;
           mark('tool-result');
-        } else if (chunk.type === 'error' || chunk.type === 'tool-error') {
-          throw new Error(`countersign continuation failed: ${JSON.stringify(chunk.payload)}`);
+        } else if (failed(chunk)) {
+          throw new Error(`${label} continuation failed: ${JSON.stringify(chunk.payload)}`);
         }
       }
-      if (!sawResult) throw new Error('countersign continuation ended without a tool result');
+      if (!sawResult) throw new Error(`${label} continuation ended without a tool result`);
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import { AuditView } from '@/components/audit/audit-view';
-import { filterValues, unreadFiltersNote } from '@/components/inbox/filter-values';
+import { filterValues, unreadFiltersNote, withoutUnread } from '@/components/inbox/filter-values';
 import { displayNames, requirePageActor } from '@/lib/auth/session';
 import { auditQuerySchema, listAudit } from '@/lib/audit/queries';
 import { describeModel, env } from '@/lib/env';
@@ -17,7 +17,6 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
   const cursor = typeof raw.cursor === 'string' ? raw.cursor.slice(0, 200) : undefined;
   // Filters that cannot be read (a bad date, a NUL) are left out and shown empty.
   const { data: query, leftOut } = parseLeavingOut(auditQuerySchema, { ...Object.fromEntries(Object.entries(filters).filter(([, value]) => value)), cursor });
-  const unread = leftOut.filter((key) => key !== 'cursor');
   // A cursor that is not ours (edited URL) shows the newest page instead of an error page.
   const page = await listAudit(query).catch(() => listAudit({ ...query, cursor: undefined }));
   const nextCursor = page.nextCursor;
@@ -31,8 +30,8 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
     <AuditView
       entries={entries}
       nextCursor={nextCursor}
-      filters={{ ...filters, ...Object.fromEntries(unread.map((key) => [key, ''])) }}
-      filterError={unreadFiltersNote(unread)}
+      filters={withoutUnread(filters, leftOut)}
+      filterError={unreadFiltersNote(leftOut)}
       options={filterOptions()}
       people={people}
       viewer={{ id: admin.id, name: admin.name, role: admin.role }}

@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import { DoneView } from '@/components/inbox/done-view';
-import { filterValues, unreadFiltersNote, type InboxFilterValues } from '@/components/inbox/filter-values';
+import { filterValues, unreadFiltersNote, withoutUnread, type InboxFilterValues } from '@/components/inbox/filter-values';
 import { InboxView } from '@/components/inbox/inbox-view';
 import { auditQuerySchema, listAudit } from '@/lib/audit/queries';
 import { displayNames, requirePageActor } from '@/lib/auth/session';
@@ -19,11 +19,6 @@ function setFilters(filters: InboxFilterValues, keys: (keyof InboxFilterValues)[
   return Object.fromEntries(keys.filter((key) => filters[key]).map((key) => [key, filters[key]]));
 }
 
-/** The filters with those that could not be read shown empty. */
-function withoutUnread(filters: InboxFilterValues, unread: string[]): InboxFilterValues {
-  return { ...filters, ...Object.fromEntries(unread.filter((key) => key in filters).map((key) => [key, ''])) };
-}
-
 
 export default async function InboxPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const reviewer = await requirePageActor(['reviewer', 'admin'], '/inbox');
@@ -35,7 +30,6 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
 
   if (params.view === 'done') {
     const { data: query, leftOut } = parseLeavingOut(auditQuerySchema, { ...setFilters(filters, ['toolName', 'agentId', 'requester', 'person', 'kind', 'from', 'to']), limit: 50, cursor });
-    const unread = leftOut.filter((key) => key !== 'cursor');
     // A cursor that is not ours (edited URL) shows the newest page instead of an error page.
     const { entries, nextCursor } = await listAudit(query).catch(() => listAudit({ ...query, cursor: undefined }));
     const people = await displayNames([reviewer.id, ...entries.flatMap((entry) => [entry.actorId, entry.requester])]);
@@ -44,8 +38,8 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
         entries={entries}
         nextCursor={nextCursor}
         olderPage={Boolean(query.cursor)}
-        filters={withoutUnread(filters, unread)}
-        filterError={unreadFiltersNote(unread)}
+        filters={withoutUnread(filters, leftOut)}
+        filterError={unreadFiltersNote(leftOut)}
         options={options}
         viewer={viewer}
         people={people}

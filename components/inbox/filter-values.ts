@@ -55,3 +55,11 @@ export function unreadFiltersNote(keys: readonly string[]): string | null {
     `${named.map((key) => FILTER_LABELS[key]).join(', ')}.${dates ? ' A date looks like 2026-11-30.' : ''}`
   );
 }
+
+/**
+ * A page's filter values with those its query left out shown empty (the form then offers them
+ * blank), for `parseLeavingOut`'s `leftOut`; names that are not filters (a cursor) change nothing.
+ */
+export function withoutUnread<T extends object>(filters: T, leftOut: readonly string[]): T {
+  return { ...filters, ...Object.fromEntries(leftOut.filter((key) => key in filters).map((key) => [key, ''])) };
+}

@@ -6,8 +6,8 @@ import { queryText } from '@/lib/http/query';
 import { prisma } from '@/lib/store/db';
 import type { EventRow } from './chain';
 import { AUDIT_ACTIONS, type AuditAction } from './events';
-import { eventLine, type StoredLink } from './export';
-import { EXPORT_PAGE, exportHeaderLine, jsonLinesFooter, pagedExportStream } from './stream';
+import { eventLine, exportEndLine, type StoredLink } from './export';
+import { EXPORT_PAGE, exportHeaderLine, pagedExportStream } from './stream';
 import { dateBound, peopleMatching } from './queries';
 
 /**
@@ -104,6 +104,6 @@ export function adminActionsJsonLinesStream(query: AdminActionsQuery, db: Prisma
     header: () => exportHeaderLine('actions', query, db),
     page: (cursor) => listAdminActions({ ...query, limit: EXPORT_PAGE, cursor }, db),
     rows: (entries) => entries.map((entry) => `${JSON.stringify(eventLine(entry.chained))}\n`).join(''),
-    footer: jsonLinesFooter,
+    footer: exportEndLine,
   });
 }

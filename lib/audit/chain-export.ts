@@ -1,8 +1,8 @@
 import 'server-only';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { prisma } from '@/lib/store/db';
-import { decisionLine, eventLine } from './export';
-import { EXPORT_PAGE, exportHeader, jsonLinesFooter, pagedExportStream } from './stream';
+import { decisionLine, eventLine, exportEndLine } from './export';
+import { EXPORT_PAGE, exportHeader, pagedExportStream } from './stream';
 
 /**
  * The whole audit hash chain as one JSON Lines export: every link, decisions and audit events
@@ -43,6 +43,6 @@ export function chainJsonLinesStream(db: PrismaClient = prisma(), options: { pag
       return { entries, nextCursor: more && entries.length > 0 ? String(entries.at(-1)!.seq) : null };
     },
     rows: (entries) => entries.map((entry) => `${JSON.stringify(entry.line)}\n`).join(''),
-    footer: jsonLinesFooter,
+    footer: exportEndLine,
   });
 }

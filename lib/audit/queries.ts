@@ -11,7 +11,7 @@ import type { ToolDescription } from '@/lib/agent/tool';
 import { describeAppCall } from '@/lib/chat/describe';
 import type { DecisionRow } from './chain';
 import { CSV_CHAIN_COLUMNS, CSV_COLUMNS, csvCellText, csvEndLabel, decisionLine, exportEndLine, type StoredLink } from './export';
-import { EXPORT_PAGE, exportHeaderLine, jsonLinesFooter, pagedExportStream } from './stream';
+import { EXPORT_PAGE, exportHeaderLine, pagedExportStream } from './stream';
 
 /** Free text a person types into a filter: trimmed, empty means "no filter". */
 const filterText = queryText(200)
@@ -289,7 +289,7 @@ export function auditJsonLinesStream(query: AuditQuery, db: PrismaClient = prism
   return pagedExport(
     () => exportHeaderLine('decisions', query, db),
     (entries) => entries.map((entry) => `${JSON.stringify(decisionLine(entry.chained))}\n`).join(''),
-    jsonLinesFooter,
+    exportEndLine,
     query,
     db,
   );

@@ -1,7 +1,7 @@
 import 'server-only';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { GENESIS } from './chain';
-import { EXPORT_FORMAT, exportEndLine, type ExportScope, type HeaderLine } from './export';
+import { EXPORT_FORMAT, type ExportScope, type HeaderLine } from './export';
 
 /** Rows read per statement while streaming an export. */
 export const EXPORT_PAGE = 500;
@@ -82,6 +82,3 @@ export async function exportHeader(scope: ExportScope, query: Record<string, unk
   };
   return { line: `${JSON.stringify(header)}\n`, headSeq: head?.seq ?? 0n };
 }
-
-/** The JSON Lines exports' footer: the end line with the number of entry lines. */
-export const jsonLinesFooter = exportEndLine;

@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import { AdminActionsView } from '@/components/audit/admin-actions-view';
-import { unreadFiltersNote } from '@/components/inbox/filter-values';
+import { unreadFiltersNote, withoutUnread } from '@/components/inbox/filter-values';
 import { displayNames, requirePageActor } from '@/lib/auth/session';
 import { adminActionsQuerySchema, listAdminActions } from '@/lib/audit/admin-actions';
 import { peopleInAction } from '@/lib/audit/describe-action';
@@ -17,7 +17,6 @@ export default async function AdminActionsPage({ searchParams }: { searchParams:
   const cursor = text('cursor') || undefined;
   // Filters that cannot be read (a bad date, a NUL) are left out and shown empty.
   const { data: query, leftOut } = parseLeavingOut(adminActionsQuerySchema, { ...Object.fromEntries(Object.entries(filters).filter(([, value]) => value)), cursor });
-  const unread = leftOut.filter((key) => key !== 'cursor');
   // A cursor that is not ours (edited URL) shows the newest page instead of an error page.
   const page = await listAdminActions(query).catch(() => listAdminActions({ ...query, cursor: undefined }));
   const entries = page.entries.map(({ chained: _chained, ...entry }) => entry);
@@ -26,8 +25,8 @@ export default async function AdminActionsPage({ searchParams }: { searchParams:
     <AdminActionsView
       entries={entries}
       nextCursor={page.nextCursor}
-      filters={{ ...filters, ...Object.fromEntries(unread.map((key) => [key, ''])) }}
-      filterError={unreadFiltersNote(unread)}
+      filters={withoutUnread(filters, leftOut)}
+      filterError={unreadFiltersNote(leftOut)}
       people={people}
       viewer={{ id: admin.id, name: admin.name, role: admin.role }}
     />
