@@ -41,6 +41,14 @@ export function ShortcutsDialog({ open, onOpenChange }: { open: boolean; onOpenC
       <Dialog.Portal>
         <Dialog.Overlay className="fixed inset-0 z-40 bg-black/40" />
         <Dialog.Content
+          // On close the sheet hands focus back to its button, unless a key pressed meanwhile (j,
+          // an arrow) already moved it to a row: that focus stays where the key put it.
+          onCloseAutoFocus={(event) => {
+            const active = document.activeElement;
+            if (active instanceof HTMLElement && active !== document.body && active.isConnected && !active.closest('[data-testid="shortcuts-sheet"]')) {
+              event.preventDefault();
+            }
+          }}
           data-testid="shortcuts-sheet"
           className="fixed top-1/2 left-1/2 z-50 flex max-h-[85dvh] w-[min(28rem,92vw)] -translate-x-1/2 -translate-y-1/2 flex-col rounded-lg border border-border bg-background shadow-lg focus:outline-none"
         >
