@@ -127,6 +127,20 @@ describe('classifier rationale and argument values', () => {
     expect(JSON.stringify(whole.sent)).not.toContain('x@y.z');
   });
 
+  it('a rationale or error text with NUL or a pair the cut splits is made storable (it enters the pending call’s jsonb)', async () => {
+    const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+    // 299 characters, then an emoji (a surrogate pair) at 299–300: the cut at 300 keeps only its first half.
+    const long = `Risky\u0000 ${'x'.repeat(292)}\u{1F4B8} and more`;
+    const lm = languageModel({ rationale: long });
+    const record = await createClassifier({ model: model(probability(0.8)).m, languageModel: lm })(withOutcome({ rationale: true }), call('send-email', {}), 1);
+    expect(record.rationale).toHaveLength(300);
+    expect(record.rationale).toMatch(/^Risky\ufffd x+\ufffd$/);
+    expect(record.rationale).not.toMatch(lone);
+    const failing = model(async () => { throw new Error(`bad\u0000gateway \ud83d`); }).m;
+    const failed = await createClassifier({ model: failing })(rule, call('x', {}), 1);
+    expect(failed.error).toBe('the model failed: bad\ufffdgateway \ufffd');
+  });
+
   it('a provider without a decision model is asked through the language-model adapter (probability and rationale, structured)', async () => {
     const lm = languageModel({ probability: 0.75, rationale: 'Deletes data.' });
     const record = await createClassifier({ model: null, languageModel: lm })(rule, call('delete-record', { id: 'rec-1' }), 1);

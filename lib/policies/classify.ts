@@ -2,6 +2,7 @@ import { experimental_decide, Experimental_DecisionRefusalError, generateText, O
 import type { Experimental_DecisionModelV4, JSONObject, JSONValue } from '@ai-sdk/provider';
 import { z } from 'zod';
 import type { ClassificationRecord, DataPolicyCall } from '@/lib/agent/data-policy';
+import { storablePreview, storableText } from '@/lib/agent/model-output';
 import { MASK, redactArgs } from '@/lib/notify/redact';
 import type { PolicyRule } from './rules';
 
@@ -135,20 +136,25 @@ export function createClassifier(options: {
         ? 'the model refused to answer'
         : abortSignal.aborted || (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))
           ? `no answer within ${timeoutMs} ms`
-          : `the model failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`;
+          : `the model failed: ${storablePreview(error instanceof Error ? error.message.split('\n')[0] : String(error), RATIONALE_MAX)}`;
       return { ...base, score: null, rationale: null, latencyMs: latency(), error: reason };
     }
   };
 }
 
-const clip = (text: string | null | undefined) => (typeof text === 'string' && text.trim() ? text.trim().slice(0, RATIONALE_MAX) : null);
+/**
+ * A model's rationale as it is stored: trimmed, cut to RATIONALE_MAX characters, NUL and lone
+ * surrogates (also one the cut left) replaced, since it enters the pending call's jsonb.
+ * @returns the text, or null when there is none
+ */
+const clip = (text: string | null | undefined) => (typeof text === 'string' && text.trim() ? storableText(text.trim().slice(0, RATIONALE_MAX)) : null);
 
 /** A rationale the provider returned beside the answer (the scripted model does), else null. */
 function rationaleOf(metadata: unknown): string | null {
   if (!metadata || typeof metadata !== 'object') return null;
   for (const value of Object.values(metadata as Record<string, unknown>)) {
     const rationale = (value as { rationale?: unknown } | null)?.rationale;
-    if (typeof rationale === 'string' && rationale.trim()) return rationale.trim().slice(0, RATIONALE_MAX);
+    if (typeof rationale === 'string' && rationale.trim()) return clip(rationale);
   }
   return null;
 }
