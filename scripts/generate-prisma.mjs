@@ -1,5 +1,7 @@
-// postinstall: `prisma generate` offline. It only needs Prisma's WebAssembly, but the CLI insists
-// on a schema-engine binary path; any existing file satisfies that check (see ENVIRONMENT notes).
+// postinstall: `prisma generate` without the internet. Generating the client needs only Prisma's
+// WebAssembly query compiler, but the CLI first looks for a schema-engine binary and would try to
+// download one; pointing PRISMA_SCHEMA_ENGINE_BINARY at any existing file (node itself) satisfies
+// that check, and `generate` never runs it.
 import { execFileSync } from 'node:child_process';
 
 const env = { ...process.env };

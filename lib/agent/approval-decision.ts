@@ -6,7 +6,7 @@ import type { RequestContext, Tool } from './tool';
  * Whether one tool call waits for a person, and why: the code policies (request, agent default,
  * tool — policy.ts) and the data policy (when the agent has a source) are both asked and combined
  * fail-closed (data-policy.ts `combineApproval`). A data source that throws counts as a failing
- * rule: approval required, the error recorded. Source: behaviour §2 "Approval rules".
+ * rule: approval required, the error recorded. Source: behaviour §2, its first points.
  *
  * @returns null when the call may run at once, else the evaluation to store with the pending call
  */

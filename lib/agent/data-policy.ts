@@ -4,7 +4,7 @@ import type { Approvers, RequestContext, Sensitivity } from './tool';
 /**
  * Approval policies kept as data (edited by admins, stored outside the code) as the runtime sees
  * them: a source it asks once per tool call, and how its verdict combines with the code's policies.
- * Source: behaviour §2 "Approval rules" (code and data policies are OR-ed, fail closed).
+ * Source: behaviour §2 "Policies as data" (code and data policies are OR-ed, fail closed).
  */
 
 /** Who may decide a call, as a data rule says it. `four-eyes` and `reviewer` both exclude the requester. */

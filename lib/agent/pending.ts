@@ -132,7 +132,7 @@ export function decisionChunks(top: { id: string; messageId: string }, row: Pend
 /**
  * Four-eyes: a reviewer-only call may be decided only by a reviewer or admin who is neither the
  * run's requester (the identity that started it) nor the resource it runs for. The store's claim
- * applies the same rule in SQL. Source: behaviour §2 "Who may decide".
+ * applies the same rule in SQL. Source: behaviour §2 "Who decides".
  * @throws AgentError FOUR_EYES
  */
 export function authorize(row: PendingCall, actor: Actor) {

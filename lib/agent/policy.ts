@@ -27,7 +27,7 @@ async function evaluate(policy: () => boolean | Promise<boolean>): Promise<boole
 }
 
 /**
- * Decides whether one tool call must wait for approval. Source: behaviour §2 "Approval rules":
+ * Decides whether one tool call must wait for approval. Source: behaviour §2, its first points:
  * the request's policy, the agent's default and the tool's `requireApproval` are OR-ed; a tool's
  * function may only add approval; a policy that throws or takes longer than POLICY_TIMEOUT_MS
  * requires approval.

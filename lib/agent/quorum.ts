@@ -11,7 +11,7 @@ import type { Actor } from './tool';
  * decision record and an updated approval chunk with the count); the vote that makes N goes through
  * the ordinary claim, which approves a quorum call only when it is full and the claimer is one of
  * its voters, so there is exactly one outcome. One decline ends the call (an ordinary claim).
- * Source: behaviour §2 "Who may decide".
+ * Source: behaviour §2 "Who decides".
  */
 
 /** What a vote did. `complete`: the call has its N approvals and this voter claims it now. */

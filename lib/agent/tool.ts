@@ -73,10 +73,15 @@ export interface SuspendSignal {
   readonly payload: unknown;
 }
 
+/** Whether a tool's return value is the marker of `suspend()` (any other value is its result). */
 export function isSuspendSignal(value: unknown): value is SuspendSignal {
   return typeof value === 'object' && value !== null && SUSPEND in value;
 }
 
+/**
+ * The marker `suspend(payload)` returns; the runtime stores `payload` as what the tool asks for.
+ * @param payload the tool's question, JSON (checked against its `suspendSchema` by the runtime)
+ */
 export function makeSuspendSignal(payload: unknown): SuspendSignal {
   return { [SUSPEND]: true, payload };
 }

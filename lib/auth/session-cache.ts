@@ -49,6 +49,11 @@ interface Entry<T> extends CachedSession<T> {
   cachedUntil: number;
 }
 
+/**
+ * The cache itself, one per server process (see the top of this file for when entries go).
+ * `resolve` answers a cookie from memory or runs the lookup and keeps its result while the LISTEN
+ * connection is up; `invalidateUser(userId)` drops a person's entries.
+ */
 export class SessionCache<T> {
   private readonly entries = new Map<string, Entry<T>>();
   /** Bumped on every invalidation: a lookup that started before one must not store its result. */

@@ -10,7 +10,7 @@ import { MASK, redactArgs } from './redact';
 
 /**
  * Something reviewers should hear about, by pending call: it needs a reviewer (queued with the
- * pause itself), or it became overdue (see overdue.ts for when). Only ids: a queued job carries it
+ * pause itself), or it became overdue (`reviewer-jobs.ts` says when). Only ids: a queued job carries it
  * as is.
  */
 export interface ReviewEvent {

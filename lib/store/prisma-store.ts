@@ -55,6 +55,10 @@ const json = (value: unknown) => (value ?? null) as Prisma.InputJsonValue;
 const jsonb = (value: unknown) => Prisma.sql`${JSON.stringify(value ?? null)}::jsonb`;
 const seconds = (ms: number) => ms / 1000;
 
+/**
+ * A `pending_tool_calls` row (as Prisma or a hot statement's `to_jsonb` returns it) as the runtime's
+ * PendingCall: field for field, with JSON columns typed and nulls kept.
+ */
 export function toPendingCall(row: PendingRow): PendingCall {
   return {
     id: row.id,

@@ -128,6 +128,8 @@ describe(`a database whose time zone is ${ZONE}`, () => {
     const before = await listAudit(auditQuerySchema.parse({ toolName: 'send-email', to: new Date(Date.now() - 60_000).toISOString() }), db);
     expect(before.entries).toEqual([]);
     const outbox = await db.outboxEmail.findMany({ where: { subject: { startsWith: tag } } });
+    // The two approved calls sent their email.
+    expect(outbox).toHaveLength(2);
     for (const email of outbox) expect(near(email.createdAt)).toBe(true);
   });
 });
