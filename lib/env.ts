@@ -48,6 +48,7 @@ export const envSchema = z.object({
   COUNTERSIGN_AUTH_RATE_LIMIT: z.enum(['on', 'off']).default('on'),
   COUNTERSIGN_COOKIE_SECURE: flag.default(true),
   COUNTERSIGN_SHOW_DEMO_ACCOUNTS: flag.default(false),
+  COUNTERSIGN_DEMO_ACCOUNTS: flag.default(false),
   SCRIPTED_MODEL_DELAY_MS: int(0, 10_000).default(0),
   DEMO_TOOL_DELAY_MS: int(0, 600_000).default(0),
   JOBS_IN_PROCESS: flag.default(true),
@@ -95,6 +96,10 @@ export const ENV_DOCS: Record<keyof Variables, { accepts: string; meaning: strin
   COUNTERSIGN_AUTH_RATE_LIMIT: { accepts: '`on` or `off` (default on)', meaning: 'better-auth’s sign-in rate limit (`off` only for test suites)' },
   COUNTERSIGN_COOKIE_SECURE: { accepts: '`1`/`true` or `0`/`false` (default true)', meaning: 'Secure cookies in production (`false` only for plain-http test servers)' },
   COUNTERSIGN_SHOW_DEMO_ACCOUNTS: { accepts: '`1`/`true` or `0`/`false` (default off)', meaning: 'list the demo accounts on the sign-in page in production' },
+  COUNTERSIGN_DEMO_ACCOUNTS: {
+    accepts: '`1`/`true` or `0`/`false` (default off)',
+    meaning: '`npm start` also creates the demo accounts (public password) when it seeds a fresh database; `npm run dev` always does',
+  },
   SCRIPTED_MODEL_DELAY_MS: { accepts: 'whole number 0–10000 (default 0)', meaning: 'pause of the offline scripted model before each word, in ms (demos, crash tests)' },
   DEMO_TOOL_DELAY_MS: { accepts: 'whole number 0–600000 (default 0)', meaning: 'how long the side-effecting demo tools take, in ms (crash tests)' },
   JOBS_IN_PROCESS: {

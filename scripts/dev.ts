@@ -1,8 +1,7 @@
 // `npm run dev` / `npm start`: database up, migrated and seeded, then Next.js with DATABASE_URL set.
 import { spawn } from 'node:child_process';
-import pg from 'pg';
 import { migrate } from '../lib/db/migrate';
-import { seed } from '../lib/demo/seed';
+import { seedFreshDatabase } from '../lib/demo/seed';
 import { envOrExit } from '../lib/env';
 import { openDatabase } from './database';
 import { stopChild } from './stop-child';
@@ -12,18 +11,12 @@ const mode = process.argv[2] === 'start' ? 'start' : 'dev';
 envOrExit();
 const db = await openDatabase();
 await migrate(db.url);
-// Only a fresh database is seeded by itself, so records deleted through approvals stay deleted
-// across restarts; `npm run db:seed` restores the demo rows on purpose.
-if (await isEmpty(db.url)) console.log(`Seeded ${await seed(db.url)} demo rows and accounts.`);
-
-async function isEmpty(url: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query('SELECT 1 FROM users LIMIT 1')).rowCount === 0;
-  } finally {
-    await client.end();
-  }
+// The demo accounts' password is public, so `npm start` creates them only when asked to.
+const accounts = mode === 'dev' || envOrExit().COUNTERSIGN_DEMO_ACCOUNTS;
+const fresh = await seedFreshDatabase(db.url, { accounts });
+if (fresh.seeded !== null) console.log(`Seeded ${fresh.seeded} demo rows${accounts ? ' and accounts' : ' (no accounts)'}.`);
+if (!fresh.hasAccounts) {
+  console.log('No accounts yet. Create the first admin: npm run admin:create -- --email you@example.com --name "Your Name"');
 }
 
 const nextArgs = [mode, ...process.argv.slice(3)];

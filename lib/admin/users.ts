@@ -62,7 +62,7 @@ export const createUserSchema = z.object({
 });
 
 /** A password for a new or reset account: 18 random bytes, base64url (24 characters). */
-function temporaryPassword(): string {
+export function temporaryPassword(): string {
   return randomBytes(18).toString('base64url');
 }
 

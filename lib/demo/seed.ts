@@ -39,9 +39,12 @@ export const SEED = {
 /**
  * Inserts the demo rows that are missing (existing rows are left as they are).
  * @param databaseUrl PostgreSQL URL
+ * @param options.accounts also the demo accounts, whose password is public (default true; `npm
+ *   start` passes false unless COUNTERSIGN_DEMO_ACCOUNTS is set)
  * @returns how many rows were inserted
  */
-export async function seed(databaseUrl: string): Promise<number> {
+export async function seed(databaseUrl: string, options: { accounts?: boolean } = {}): Promise<number> {
+  const accounts = options.accounts ?? true;
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   let inserted = 0;
@@ -61,7 +64,7 @@ export async function seed(databaseUrl: string): Promise<number> {
       );
       inserted += r.rowCount ?? 0;
     }
-    for (const account of DEMO_ACCOUNTS) {
+    for (const account of accounts ? DEMO_ACCOUNTS : []) {
       const r = await client.query(
         'INSERT INTO users (id, name, email, email_verified, role) VALUES ($1, $2, $3, true, $4) ON CONFLICT (id) DO NOTHING',
         [account.id, account.name, account.email, account.role],
@@ -99,4 +102,28 @@ export async function seed(databaseUrl: string): Promise<number> {
   } finally {
     await client.end();
   }
+}
+
+/**
+ * What `npm run dev` and `npm start` do before the server starts: seed a fresh database, and say
+ * whether anyone can sign in. Only a fresh database (no policy version yet: the seed writes the
+ * first, and none is ever deleted) is seeded by itself, so records deleted through approvals stay
+ * deleted across restarts; `npm run db:seed` restores the demo rows on purpose.
+ * @param databaseUrl PostgreSQL URL (migrated)
+ * @param options.accounts create the demo accounts too (see `seed`)
+ * @returns `seeded`: rows inserted, or null when the database was not fresh; `hasAccounts`:
+ *   whether any account exists now
+ */
+export async function seedFreshDatabase(databaseUrl: string, options: { accounts: boolean }): Promise<{ seeded: number | null; hasAccounts: boolean }> {
+  const any = async (table: 'users' | 'policy_versions') => {
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      return (await client.query(`SELECT 1 FROM ${table} LIMIT 1`)).rowCount === 1;
+    } finally {
+      await client.end();
+    }
+  };
+  const seeded = (await any('policy_versions')) ? null : await seed(databaseUrl, options);
+  return { seeded, hasAccounts: await any('users') };
 }

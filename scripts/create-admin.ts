@@ -1,0 +1,41 @@
+// `npm run admin:create -- --email you@example.com --name "Your Name"`: the first admin of a
+// database `npm start` left without accounts (lib/admin/first-admin.ts). Prints a temporary password once.
+import { parseArgs } from 'node:util';
+import { createAdminAccount } from '../lib/admin/first-admin';
+import { migrate } from '../lib/db/migrate';
+import { ApiError } from '../lib/http/errors';
+import { createPrismaClient } from '../lib/store/db';
+import { openDatabase } from './database';
+
+let values: { email?: string; name?: string };
+try {
+  ({ values } = parseArgs({ options: { email: { type: 'string' }, name: { type: 'string' } } }));
+} catch (error) {
+  console.error((error as Error).message);
+  process.exit(2);
+}
+if (!values.email || !values.name) {
+  console.error('Usage: npm run admin:create -- --email you@example.com --name "Your Name"');
+  process.exit(2);
+}
+
+const db = await openDatabase(undefined, { attach: true });
+let code = 0;
+try {
+  await migrate(db.url);
+  const client = createPrismaClient(db.url, { maxConnections: 1 });
+  try {
+    const account = await createAdminAccount({ email: values.email, name: values.name }, client);
+    console.log(`Created admin ${account.email}. Temporary password (shown once): ${account.temporaryPassword}`);
+    console.log('Sign in with it, then add the other accounts at /admin/users.');
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    console.error(`${error.code}: ${error.message}`);
+    code = 1;
+  } finally {
+    await client.$disconnect();
+  }
+} finally {
+  await db.stop();
+}
+process.exit(code);
