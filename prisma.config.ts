@@ -5,5 +5,5 @@ import { defineConfig } from 'prisma/config';
 export default defineConfig({
   schema: 'prisma/schema.prisma',
   migrations: { path: 'prisma/migrations' },
-  datasource: { url: process.env.DATABASE_URL ?? 'postgresql://postgres:postgres@localhost:54329/countersign' },
+  datasource: { url: process.env.DATABASE_URL ?? `postgresql://postgres:postgres@localhost:${process.env.EMBEDDED_PG_PORT ?? 54329}/countersign` },
 });

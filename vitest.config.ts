@@ -4,6 +4,7 @@ import { defineConfig } from 'vitest/config';
 /** Settings of the tests against the shared embedded PostgreSQL: the integration tests and the soak. */
 export const databaseTestSettings = {
   globalSetup: ['test/support/global-setup.ts'],
+  setupFiles: ['test/support/database-env.ts'],
   // One PostgreSQL for all files; files run one at a time, each with its own rows.
   fileParallelism: false,
   testTimeout: 30_000,

@@ -4,11 +4,15 @@ import { migrate } from '../../lib/db/migrate';
 import { resetDatabase } from './reset';
 
 /**
- * Starts a real PostgreSQL for the integration tests: `DATABASE_URL` when set (its public schema is
- * wiped!), else an embedded one under .data/pg-test. Migrates it and hands the URL to the tests.
+ * Starts a real PostgreSQL for the integration tests: `TEST_DATABASE_URL` when set (its public
+ * schema is wiped!), else an embedded one under .data/pg-test. Migrates it and hands the URL to the
+ * tests. `DATABASE_URL` is never used here: it names the app's database, which a test run must not wipe.
  */
 export default async function setup(project: TestProject) {
-  const external = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
+  const external = process.env.TEST_DATABASE_URL;
+  if (!external && process.env.DATABASE_URL) {
+    console.log('Tests use their own embedded PostgreSQL, not DATABASE_URL (set TEST_DATABASE_URL to use another; it is wiped).');
+  }
   const db = external
     ? { url: external, stop: async () => {} }
     : await startEmbeddedPostgres({ dir: '.data/pg-test', port: Number(process.env.TEST_PG_PORT ?? 54339) });
