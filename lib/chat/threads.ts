@@ -268,3 +268,16 @@ function withDecisions(messages: ChatMessage[], calls: PendingRow[]): ChatMessag
     }),
   }));
 }
+
+/**
+ * `GET /api/chat/{id}`: the thread's messages for its owner. A thread id nobody has used yet is an
+ * empty list (the chat that will create it is open); someone else's or a deleted thread is 404.
+ * @returns the messages, as loadThreadUIMessages builds them
+ * @throws ApiError 404 NOT_FOUND
+ */
+export async function threadMessagesFor({ threadId, actor }: { threadId: string; actor: Actor }): Promise<ChatMessage[]> {
+  const messages = await loadThreadUIMessages({ threadId, resourceId: actor.id });
+  if (messages) return messages;
+  if (await prisma().thread.count({ where: { id: threadId } })) throw new ApiError(404, 'NOT_FOUND', 'No such thread.');
+  return [];
+}

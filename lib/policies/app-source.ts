@@ -4,8 +4,10 @@ import { prisma } from '@/lib/store/db';
 import { env } from '@/lib/env';
 import { resolveDecisionModel } from '@/lib/models/decision';
 import { resolveModel } from '@/lib/models';
+import { ApiError } from '@/lib/http/errors';
 import { createClassifier } from './classify';
-import { PrismaPolicySource } from './store';
+import type { PolicyRule } from './rules';
+import { PrismaPolicySource, readPolicies, writePolicies } from './store';
 
 const globalForPolicies = globalThis as unknown as { countersignPolicySource?: PrismaPolicySource };
 
@@ -30,4 +32,28 @@ export function appPolicySource(): PrismaPolicySource {
       .catch((error) => console.error('[policies] cannot listen for changes; rules refresh every 5 s:', error instanceof Error ? error.message : error));
   }
   return globalForPolicies.countersignPolicySource;
+}
+
+/**
+ * `PUT /api/policies` for an admin: saves the rule list as the next version (writePolicies: the
+ * version and its audit entry in one transaction) and drops this server's cached rules at once
+ * (other servers drop theirs on the NOTIFY the save sends).
+ * @param admin the signed-in admin (recorded as who changed them)
+ * @param change the rules, the version they were edited from, and an optional note
+ * @returns the new version
+ * @throws ApiError 409 POLICY_CHANGED (someone saved after `baseVersion`; details: the version in force)
+ */
+export async function savePolicies(
+  admin: { id: string; role: string },
+  change: { rules: PolicyRule[]; baseVersion?: number; note?: string },
+): Promise<number> {
+  const version = await writePolicies(prisma(), { rules: change.rules, changedBy: admin.id, changedByRole: admin.role, note: change.note, baseVersion: change.baseVersion });
+  if (version === null) {
+    const current = await readPolicies(prisma());
+    throw new ApiError(409, 'POLICY_CHANGED', 'Someone saved the policies after you opened them. Reload to see their version, then apply your change again.', {
+      version: current.version,
+    });
+  }
+  appPolicySource().invalidate();
+  return version;
 }

@@ -4,8 +4,6 @@ import { env } from '@/lib/env';
 /** Requests to POST /api/chat per user and minute (CHAT_RATE_LIMIT_PER_MINUTE, default 30). */
 export const chatRateLimit = () => ({ limit: env().CHAT_RATE_LIMIT_PER_MINUTE, windowMs: 60_000 });
 
-export { MAX_MESSAGE_CHARS } from '@/lib/chat/limits';
-
 const uiMessage = z.object({
   id: z.string().max(200).optional(),
   role: z.enum(['user', 'assistant', 'system']),

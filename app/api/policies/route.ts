@@ -1,8 +1,8 @@
 import { putPoliciesSchema } from './schema';
 import { requireActor } from '@/lib/auth/session';
-import { ApiError, parseJson, readBodyText, withErrors } from '@/lib/http/errors';
-import { appPolicySource } from '@/lib/policies/app-source';
-import { listPolicyChanges, readPolicies, writePolicies } from '@/lib/policies/store';
+import { parseJson, readBodyText, withErrors } from '@/lib/http/errors';
+import { savePolicies } from '@/lib/policies/app-source';
+import { listPolicyChanges, readPolicies } from '@/lib/policies/store';
 import { prisma } from '@/lib/store/db';
 
 /**
@@ -26,13 +26,6 @@ export const GET = withErrors(async (request: Request) => {
 export const PUT = withErrors(async (request: Request) => {
   const admin = await requireActor(request, ['admin']);
   const body = parseJson(await readBodyText(request), putPoliciesSchema);
-  const version = await writePolicies(prisma(), { rules: body.rules, changedBy: admin.id, changedByRole: admin.role, note: body.note, baseVersion: body.baseVersion });
-  if (version === null) {
-    const current = await readPolicies(prisma());
-    throw new ApiError(409, 'POLICY_CHANGED', 'Someone saved the policies after you opened them. Reload to see their version, then apply your change again.', {
-      version: current.version,
-    });
-  }
-  appPolicySource().invalidate();
+  const version = await savePolicies(admin, body);
   return Response.json({ version, rules: body.rules });
 });

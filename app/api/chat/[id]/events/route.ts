@@ -1,9 +1,8 @@
 import { requireActor } from '@/lib/auth/session';
+import { subscribeThreadActivity } from '@/lib/chat/thread-activity';
 import { withErrors } from '@/lib/http/errors';
 import { noticeStreamResponse } from '@/lib/http/notify-sse';
 import { assertThreadOwner } from '@/lib/runs/access';
-import { prisma } from '@/lib/store/db';
-import { notifications } from '@/lib/store/listen';
 
 type Params = { params: Promise<{ id: string }> };
 
@@ -18,33 +17,11 @@ export const GET = withErrors(async (request: Request, { params }: Params) => {
   const actor = await requireActor(request);
   const { id } = await params;
   await assertThreadOwner({ threadId: id, actor, mustExist: true });
-
-  const runIds = new Set<string>();
   return noticeStreamResponse({
     request,
     actorId: actor.id,
     event: '{"type":"activity"}',
     debounceMs: 100,
-    subscribe: async (notify) => {
-      const ofThread = (payload: string) => {
-        try {
-          const parsed = JSON.parse(payload) as { threadId?: string; runId?: string; rootRunId?: string };
-          if (parsed.threadId !== id) return;
-          for (const runId of [parsed.runId, parsed.rootRunId]) if (runId) runIds.add(runId);
-          notify();
-        } catch {
-          // Not ours to parse; ignore.
-        }
-      };
-      const unsubscribers = [
-        await notifications().subscribe('countersign_runs', ofThread),
-        await notifications().subscribe('countersign_pending', ofThread),
-        await notifications().subscribe('countersign_run_events', (runId) => {
-          if (runIds.has(runId)) notify();
-        }),
-      ];
-      for (const run of await prisma().run.findMany({ where: { threadId: id }, select: { id: true } })) runIds.add(run.id);
-      return unsubscribers;
-    },
+    subscribe: (notify) => subscribeThreadActivity(id, notify),
   });
 });
