@@ -25,7 +25,8 @@ if (values.file === '') {
 }
 
 if (values.file !== undefined) {
-  const { describeExportReport, verifyExport } = await import('../lib/audit/export');
+  const { describeExportReport } = await import('../lib/audit/export-check');
+  const { verifyExport } = await import('../lib/audit/export-verify');
   const text = await readFile(values.file, 'utf8').catch((error: NodeJS.ErrnoException) => {
     console.error(`Cannot read ${values.file}: ${error.code ?? error.message}`);
     process.exit(2);

@@ -5,7 +5,7 @@ import { ApiError } from '@/lib/http/errors';
 import { queryText } from '@/lib/http/query';
 import { afterPosition, decodeCursor, encodeCursor, type KeysetPosition } from '@/lib/http/keyset';
 import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
-import { pendingColumns, toPendingCall, type PendingRow } from '@/lib/store/prisma-store';
+import { pendingColumns, toPendingCall, type PendingRow } from '@/lib/store/rows';
 import { env } from '@/lib/env';
 import { prisma } from '@/lib/store/db';
 import type { ToolDescription } from '@/lib/agent/tool';

@@ -1,6 +1,6 @@
 import type { ModelMessage } from 'ai';
 import { randomUUID } from 'node:crypto';
-import type { AgentChunk, DecisionSummary } from '@/lib/agent/chunks';
+import type { AgentChunk } from '@/lib/agent/chunks';
 import type {
   AgentStore,
   CallOutcome,
@@ -14,13 +14,25 @@ import type {
   RunSummary,
   SuspendedRunsQuery,
 } from '@/lib/agent/store';
-import { CALL_ID_SEPARATOR } from '@/lib/agent/call-id';
-import type { PolicyEvaluation } from '@/lib/agent/data-policy';
-import type { Approvers } from '@/lib/agent/tool';
 import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
 import { titleFromRequest } from './thread-title';
 import { hotQuery } from './hot';
-import { decisionDataHash } from '@/lib/audit/chain';
+import { castVote, claimPendingCall } from './decision-statements';
+import {
+  closeOneCall,
+  continuation,
+  insertEvents,
+  insertPendingCalls,
+  json,
+  jsonb,
+  pendingColumns,
+  pendingFromJson,
+  seconds,
+  toPendingCall,
+  toRunRecord,
+  type ContinuationRow,
+  type PendingRow,
+} from './rows';
 
 /*
  * Why the hot path is single statements
@@ -45,240 +57,6 @@ import { decisionDataHash } from '@/lib/audit/chain';
  * Where one statement must see what concurrent ones did (who closes a step's last call), the
  * fact lives on one row (`runs.open_calls`), whose row lock serialises the writers.
  */
-
-/** A pending_tool_calls row as Prisma reads it (and as `pendingColumns` names raw columns). */
-export type PendingRow = Prisma.PendingToolCallGetPayload<object>;
-type RunRow = Prisma.RunGetPayload<object>;
-
-const json = (value: unknown) => (value ?? null) as Prisma.InputJsonValue;
-/** A jsonb parameter of a raw statement (JSON text, cast by PostgreSQL). */
-const jsonb = (value: unknown) => Prisma.sql`${JSON.stringify(value ?? null)}::jsonb`;
-const seconds = (ms: number) => ms / 1000;
-
-/**
- * A `pending_tool_calls` row (as Prisma or a hot statement's `to_jsonb` returns it) as the runtime's
- * PendingCall: field for field, with JSON columns typed and nulls kept.
- */
-export function toPendingCall(row: PendingRow): PendingCall {
-  return {
-    id: row.id,
-    runId: row.runId,
-    toolCallId: row.toolCallId,
-    kind: row.kind as PendingCall['kind'],
-    status: row.status as PendingCall['status'],
-    toolName: row.toolName,
-    args: row.args,
-    fingerprint: row.fingerprint,
-    approvers: row.approvers as Approvers,
-    policy: row.policy,
-    policyVersion: row.policyVersion,
-    policyEvaluation: (row.policyEvaluation as unknown as PolicyEvaluation | null) ?? null,
-    quorum: row.quorum ?? null,
-    approvedBy: row.approvedBy ?? [],
-    suspendPayload: row.suspendPayload,
-    resumeSchema: row.resumeSchema,
-    threadId: row.threadId,
-    resourceId: row.resourceId,
-    requestedBy: row.requestedBy,
-    agentId: row.agentId,
-    chain: row.chain,
-    rootRunId: row.rootRunId,
-    rootToolCallId: row.rootToolCallId,
-    childRunId: row.childRunId,
-    output: (row.output as CallOutcome | null) ?? null,
-    resumeData: row.resumeData,
-    decisionReason: row.decisionReason,
-    decidedBy: row.decidedBy,
-    decidedAt: row.decidedAt,
-    createdAt: row.createdAt,
-    deadlineAt: row.deadlineAt ?? null,
-    deadlineAction: (row.deadlineAction as PendingCall['deadlineAction']) ?? null,
-    deadlineReason: row.deadlineReason ?? null,
-    escalatedAt: row.escalatedAt ?? null,
-    assignedToRole: row.assignedToRole ?? null,
-  };
-}
-
-function toRunRecord(
-  row: Pick<RunRow, 'id' | 'threadId' | 'resourceId' | 'requestedBy' | 'agentId' | 'parentRunId' | 'messageId' | 'status' | 'state'>,
-): RunRecord {
-  return {
-    id: row.id,
-    threadId: row.threadId,
-    resourceId: row.resourceId,
-    requestedBy: row.requestedBy,
-    agentId: row.agentId,
-    parentRunId: row.parentRunId,
-    messageId: row.messageId,
-    status: row.status as RunStatus,
-    state: (row.state as unknown as RunState | null) ?? null,
-  };
-}
-
-/** A pending row's columns under the names Prisma gives them, for raw statements (`toPendingCall` reads them). */
-export const pendingColumns = (alias: string) =>
-  Prisma.raw(
-    [
-      'id',
-      'run_id AS "runId"',
-      'tool_call_id AS "toolCallId"',
-      'kind',
-      'status',
-      'tool_name AS "toolName"',
-      'args',
-      'fingerprint',
-      'approvers',
-      'policy',
-      'policy_version AS "policyVersion"',
-      'policy_evaluation AS "policyEvaluation"',
-      'quorum',
-      'approved_by AS "approvedBy"',
-      'suspend_payload AS "suspendPayload"',
-      'resume_schema AS "resumeSchema"',
-      'thread_id AS "threadId"',
-      'resource_id AS "resourceId"',
-      'requested_by AS "requestedBy"',
-      'agent_id AS "agentId"',
-      'chain',
-      'root_run_id AS "rootRunId"',
-      'root_tool_call_id AS "rootToolCallId"',
-      'child_run_id AS "childRunId"',
-      'output',
-      'resume_data AS "resumeData"',
-      'decision_reason AS "decisionReason"',
-      'decided_by AS "decidedBy"',
-      'decided_at AS "decidedAt"',
-      'created_at AS "createdAt"',
-      'deadline_at AS "deadlineAt"',
-      'deadline_action AS "deadlineAction"',
-      'deadline_reason AS "deadlineReason"',
-      'escalated_at AS "escalatedAt"',
-      'assigned_to_role AS "assignedToRole"',
-    ]
-      .map((column) => `${alias}.${column}`)
-      .join(', '),
-  );
-
-/** A pending row read through `json_agg` (timestamps arrive as text). */
-const pendingFromJson = (call: PendingRow) =>
-  toPendingCall({
-    ...call,
-    createdAt: new Date(call.createdAt),
-    decidedAt: call.decidedAt && new Date(call.decidedAt),
-    deadlineAt: call.deadlineAt && new Date(call.deadlineAt),
-    escalatedAt: call.escalatedAt && new Date(call.escalatedAt),
-  });
-
-/** A run's columns under the names Prisma gives them, for raw statements. */
-const runColumns = (alias: string) =>
-  Prisma.raw(
-    ['id', 'thread_id AS "threadId"', 'resource_id AS "resourceId"', 'requested_by AS "requestedBy"', 'agent_id AS "agentId"', 'parent_run_id AS "parentRunId"', 'message_id AS "messageId"', 'status', 'state']
-      .map((column) => `${alias}.${column}`)
-      .join(', '),
-  );
-
-/** `INSERT … SELECT` of chunks into a run's log, in order (for a CTE). */
-const insertEvents = (runId: string, chunks: AgentChunk[], onlyIf: Prisma.Sql = Prisma.sql`TRUE`) => Prisma.sql`
-  INSERT INTO run_events (run_id, chunk)
-  SELECT ${runId}, e.chunk FROM jsonb_array_elements(${jsonb(chunks)}) WITH ORDINALITY AS e(chunk, n)
-  WHERE ${onlyIf}
-  ORDER BY e.n`;
-
-/** `INSERT … SELECT` of new pending rows (for a CTE). */
-const insertPendingCalls = (calls: NewPendingCall[], status: 'pending' | 'waiting') => {
-  const rows = calls.map((call) => ({
-    id: call.id,
-    run_id: call.runId,
-    tool_call_id: call.toolCallId,
-    kind: call.kind,
-    status,
-    tool_name: call.toolName,
-    args: call.args ?? null,
-    fingerprint: call.fingerprint,
-    approvers: call.approvers,
-    policy: call.policy,
-    policy_version: call.policyVersion,
-    policy_evaluation: call.policyEvaluation,
-    quorum: call.quorum,
-    suspend_payload: call.suspendPayload ?? null,
-    resume_schema: call.resumeSchema,
-    thread_id: call.threadId,
-    resource_id: call.resourceId,
-    requested_by: call.requestedBy,
-    agent_id: call.agentId,
-    chain: call.chain,
-    root_run_id: call.rootRunId,
-    root_tool_call_id: call.rootToolCallId,
-    child_run_id: call.childRunId,
-    deadline_action: call.deadlineAfterMs ? call.deadlineAction : null,
-    deadline_reason: call.deadlineAfterMs ? call.deadlineReason : null,
-    // Not a column: the deadline is this long after the statement's time (the database's clock).
-    deadline_after_ms: call.deadlineAfterMs ?? null,
-  }));
-  return Prisma.sql`
-  INSERT INTO pending_tool_calls (id, run_id, tool_call_id, kind, status, tool_name, args, fingerprint, approvers, policy,
-    policy_version, policy_evaluation, quorum,
-    suspend_payload, resume_schema, thread_id, resource_id, requested_by, agent_id, chain, root_run_id, root_tool_call_id, child_run_id,
-    deadline_at, deadline_action, deadline_reason)
-  SELECT p.id, p.run_id, p.tool_call_id, p.kind, p.status, p.tool_name, p.args, p.fingerprint, p.approvers, p.policy,
-    p.policy_version, p.policy_evaluation, p.quorum,
-    p.suspend_payload, p.resume_schema, p.thread_id, p.resource_id, p.requested_by, p.agent_id, p.chain, p.root_run_id, p.root_tool_call_id, p.child_run_id,
-    now() + make_interval(secs => (e.row ->> 'deadline_after_ms')::float8 / 1000), p.deadline_action, p.deadline_reason
-  FROM jsonb_array_elements(${jsonb(rows)}) WITH ORDINALITY AS e(row, n)
-  CROSS JOIN LATERAL jsonb_populate_record(NULL::pending_tool_calls, e.row) AS p
-  ORDER BY e.n`;
-};
-
-/**
- * `UPDATE runs` closing one open call of `runId` (for a CTE named `closed_run`): the count drops by
- * one, and the closer of the last open call of a suspended run flips it to `running` and
- * `continues` it. The `FOR UPDATE` read takes the row lock first, so `cur` is the newest version and
- * concurrent closers are serialised: exactly one of them sees the count reach 0.
- */
-const closeOneCall = (runId: Prisma.Sql) => Prisma.sql`
-  cur AS (SELECT id, status, open_calls FROM runs WHERE id = ${runId} FOR UPDATE),
-  closed_run AS (
-    UPDATE runs r SET
-      open_calls = cur.open_calls - 1,
-      status = CASE WHEN cur.open_calls = 1 AND cur.status = 'suspended' THEN 'running' ELSE cur.status END,
-      updated_at = CASE WHEN cur.open_calls = 1 AND cur.status = 'suspended' THEN now() ELSE r.updated_at END
-    FROM cur WHERE r.id = cur.id
-    RETURNING ${runColumns('r')}, (cur.open_calls = 1 AND cur.status = 'suspended') AS continues
-  )`;
-
-type ContinuationRow = RunRow & { continues: boolean };
-
-/**
- * CTEs `chunks` and `events` of a claim (after `root` and `claimed`): the decision's top-level chunks
- * built from the row as claimed, exactly as `decisionChunks` (lib/agent/pending.ts) builds them —
- * `start` with the top-level run's message, then `tool-call-resumed` with `decision`; a sub-agent's
- * call surfaces under its qualified id, its own id as `leafToolCallId` — and their insert. Built here
- * so that the claim, the decision record and the events to publish commit in one statement.
- */
-const decisionEvents = (decision: DecisionSummary) => Prisma.sql`
-  chunks AS (
-    SELECT 1 AS n, jsonb_build_object('type', 'start', 'runId', root.id, 'from', 'AGENT',
-      'payload', jsonb_build_object('messageId', root.message_id, 'threadId', c."threadId")) AS chunk
-    FROM claimed c CROSS JOIN root
-    UNION ALL
-    SELECT 2, jsonb_build_object('type', 'tool-call-resumed', 'runId', root.id, 'from', 'AGENT',
-      'payload', jsonb_build_object(
-        'toolCallId', CASE WHEN c."runId" = root.id THEN c."toolCallId" ELSE c."rootToolCallId" END,
-        'toolName', c."toolName",
-        'kind', CASE WHEN c.kind = 'suspension' THEN 'suspension' ELSE 'approval' END,
-        'args', c.args,
-        'resumeSchema', c."resumeSchema",
-        'fingerprint', c.fingerprint,
-        'approvers', c.approvers,
-        'chain', c.chain,
-        'decision', ${jsonb(decision)}
-      )
-      || CASE WHEN c.kind = 'suspension' THEN jsonb_build_object('suspendPayload', c."suspendPayload") ELSE '{}'::jsonb END
-      || CASE WHEN c."policyEvaluation" ? 'why' THEN jsonb_build_object('why', c."policyEvaluation"->'why') ELSE '{}'::jsonb END
-      || CASE WHEN c."runId" = root.id THEN '{}'::jsonb ELSE jsonb_build_object('leafToolCallId', c."toolCallId") END)
-    FROM claimed c CROSS JOIN root
-  ),
-  events AS (INSERT INTO run_events (run_id, chunk) SELECT root.id, chunk FROM chunks CROSS JOIN root ORDER BY n)`;
 
 /**
  * The runtime's store on PostgreSQL via Prisma. Each write is one SQL statement (see above);
@@ -472,145 +250,12 @@ export class PrismaAgentStore implements AgentStore {
     return rows.map(toPendingCall);
   }
 
-  async claimPendingCall(input: ClaimInput): Promise<Claimed | null> {
-    const { actor } = input;
-    const decisionKind = input.status === 'approved' ? 'approval' : input.status === 'declined' ? 'decline' : 'resume';
-    const approved = input.status === 'resumed' ? null : input.status === 'approved';
-    const editedArgs = input.edited ? jsonb(input.edited.args) : Prisma.sql`NULL::jsonb`;
-    const editedFingerprint = input.edited?.fingerprint ?? null;
-    const resumeData = input.resumeData === null || input.resumeData === undefined ? Prisma.sql`NULL::jsonb` : jsonb(input.resumeData);
-    const byDeadline = input.byDeadline === true;
-    const actorRole = Prisma.sql`CASE WHEN ${byDeadline}::boolean THEN 'system' ELSE ${actor.role} END`;
-    const dataHash = decisionDataHash({ editedArgs: input.edited?.args ?? null, resumeData: input.resumeData ?? null });
-    const rows = await hotQuery<(PendingRow & { topMessageId: string; run: RunRow; events: AgentChunk[] | null })[]>(this.db, Prisma.sql`
-      WITH root AS (
-        SELECT id, message_id FROM runs
-        WHERE id = ${input.rootRunId} AND agent_id = ${input.agentId} AND parent_run_id IS NULL AND state IS NOT NULL
-      ),
-      -- The rows the id addresses, as callsAddressedBy (lib/agent/call-id.ts): the call with that
-      -- qualified id; else, when no row of the run has it, calls with that own id or below that delegation.
-      exact AS (
-        SELECT p.id FROM pending_tool_calls p JOIN root ON p.root_run_id = root.id
-        WHERE p.kind <> 'delegation' AND p.root_tool_call_id = ${input.toolCallId ?? null}
-      ),
-      candidates AS (
-        SELECT p.* FROM pending_tool_calls p JOIN root ON p.root_run_id = root.id
-        WHERE p.status = 'pending' AND p.kind <> 'delegation'
-          AND (
-            ${input.toolCallId ?? null}::text IS NULL
-            OR p.root_tool_call_id = ${input.toolCallId ?? null}
-            OR (NOT EXISTS (SELECT 1 FROM exact) AND (
-              p.tool_call_id = ${input.toolCallId ?? null}
-              OR starts_with(p.root_tool_call_id, ${input.toolCallId ?? null}::text || ${CALL_ID_SEPARATOR}::text)
-            ))
-          )
-          AND (${input.pendingCallId ?? null}::text IS NULL OR p.id = ${input.pendingCallId ?? null})
-      ),
-      target AS (
-        SELECT c.* FROM candidates c
-        WHERE (SELECT count(*) FROM candidates) = 1
-          AND c.kind = ${input.kind}
-          AND c.agent_id || ' ' || c.tool_name = ANY(${input.executable}::text[])
-          -- Four-eyes, as Agent's authorize(): a reviewer-only call needs a reviewer who did not ask for it.
-          -- The deadline's claim is not a person's: it needs a decline deadline that has passed instead.
-          -- A withdrawal (a decline by the requester) replaces four-eyes: only the requester may (authorizeWithdrawal).
-          AND CASE WHEN ${byDeadline}::boolean
-            THEN c.deadline_action = 'decline' AND c.deadline_at <= now()
-            WHEN ${input.withdraw === true}::boolean THEN ${actor.id} IN (c.requested_by, c.resource_id)
-            ELSE (c.approvers <> 'reviewer' OR (${actor.role} <> 'user' AND ${actor.id} <> c.resource_id AND ${actor.id} <> c.requested_by))
-              -- An escalated call is decided by its escalation role only (admins), as authorizeEscalated().
-              AND (c.assigned_to_role IS NULL OR c.assigned_to_role = ${actor.role})
-          END
-          AND (${input.fingerprint ?? null}::text IS NULL OR c.fingerprint = ${input.fingerprint ?? null})
-      ),
-      claimed AS (
-        UPDATE pending_tool_calls p SET
-          status = ${input.status}, decided_by = ${actor.id}, decided_at = now(), decision_reason = ${input.reason},
-          resume_data = ${resumeData}, args = coalesce(${editedArgs}, p.args), fingerprint = coalesce(${editedFingerprint}::text, p.fingerprint)
-        FROM target t
-        WHERE p.id = t.id AND p.status = 'pending'
-          -- A quorum call is approved only by a vote that made it full (castVote); a decline needs no quorum.
-          AND (${input.status}::text <> 'approved' OR p.quorum IS NULL
-               OR (cardinality(p.approved_by) >= p.quorum AND ${actor.id}::text = ANY(p.approved_by)))
-        RETURNING ${pendingColumns('p')}
-      ),
-      -- The decision is the next link of the audit hash chain (lib/audit/chain.ts): the head row's
-      -- lock, taken only when the claim won, serialises the links; its content is built in SQL.
-      stamp AS (SELECT now()::timestamptz(3) AS at),
-      link AS (
-        SELECT t.id AS target_id, encode(sha256(convert_to(countersign_decision_content(${input.decisionId}, t.id, t.run_id, t.tool_call_id, t.tool_name,
-          ${decisionKind}, ${approved}::boolean, ${input.reason}, ${actor.id}, ${actorRole}, t.fingerprint, ${editedFingerprint}::text,
-          ${dataHash}, stamp.at), 'UTF8')), 'hex') AS content_hash
-        FROM claimed c JOIN target t ON t.id = c.id CROSS JOIN stamp
-      ),
-      head AS (
-        UPDATE audit_chain_head h SET seq = h.seq + 1, prev_hash = h.hash,
-          hash = encode(sha256(decode(h.hash, 'hex') || decode(link.content_hash, 'hex')), 'hex')
-        FROM link WHERE h.id = 1
-        RETURNING h.seq, h.prev_hash, h.hash, link.content_hash
-      ),
-      decision AS (
-        INSERT INTO decisions (id, pending_call_id, run_id, tool_call_id, kind, approved, reason, actor_id, actor_role,
-          fingerprint, args, edited_args, edited_fingerprint, resume_data, created_at, tool_name, chain_seq, content_hash, prev_hash, hash)
-        SELECT ${input.decisionId}, t.id, t.run_id, t.tool_call_id, ${decisionKind}, ${approved}::boolean, ${input.reason}, ${actor.id}, ${actorRole},
-          t.fingerprint, t.args, ${editedArgs}, ${editedFingerprint}::text, ${resumeData}, stamp.at, t.tool_name,
-          head.seq, head.content_hash, head.prev_hash, head.hash
-        FROM claimed c JOIN target t ON t.id = c.id CROSS JOIN stamp LEFT JOIN head ON true
-      ),
-      lease AS (
-        UPDATE runs SET lease_expires_at = now() + make_interval(secs => ${seconds(input.leaseMs)})
-        WHERE id = ${input.rootRunId} AND EXISTS (SELECT 1 FROM claimed)
-      ),
-      ${input.decision ? decisionEvents(input.decision) : Prisma.sql`events AS (${insertEvents(input.rootRunId, input.topEvents ?? [], Prisma.sql`EXISTS (SELECT 1 FROM claimed)`)})`}
-      SELECT c.*, root.message_id AS "topMessageId", (SELECT to_jsonb(x) FROM (SELECT ${runColumns('r')}) x) AS run,
-        ${input.decision ? Prisma.sql`(SELECT jsonb_agg(chunk ORDER BY n) FROM chunks)` : Prisma.sql`NULL::jsonb`} AS events
-      FROM claimed c CROSS JOIN root JOIN runs r ON r.id = c."runId"`);
-    const [row] = rows;
-    if (!row) return null;
-    const { topMessageId, run, events, ...call } = row;
-    return { call: toPendingCall(call), run: toRunRecord(run), topMessageId, ...(events ? { events } : {}) };
+  claimPendingCall(input: ClaimInput): Promise<Claimed | null> {
+    return claimPendingCall(this.db, input);
   }
 
-  async castVote(input: Parameters<AgentStore['castVote']>[0]) {
-    const { actor } = input;
-    const rows = await hotQuery<{ approvals: number; quorum: number; approvedBy: string[] }[]>(this.db, Prisma.sql`
-      WITH vote AS (
-        UPDATE pending_tool_calls p SET approved_by = array_append(p.approved_by, ${actor.id})
-        WHERE p.id = ${input.pendingCallId} AND p.status = 'pending' AND p.quorum IS NOT NULL
-          AND NOT (${actor.id}::text = ANY(p.approved_by)) AND cardinality(p.approved_by) < p.quorum
-          AND (p.assigned_to_role IS NULL OR p.assigned_to_role = ${actor.role})
-        RETURNING p.id, p.run_id, p.tool_call_id, p.tool_name, p.fingerprint, p.args, p.quorum, p.approved_by
-      ),
-      counted AS (SELECT * FROM vote v WHERE cardinality(v.approved_by) < v.quorum),
-      -- A vote is a link of the audit hash chain too, built as the claim builds a decision's link.
-      stamp AS (SELECT now()::timestamptz(3) AS at),
-      link AS (
-        SELECT encode(sha256(convert_to(countersign_decision_content(${input.decisionId}, v.id, v.run_id, v.tool_call_id, v.tool_name,
-          'vote', true, NULL::text, ${actor.id}, ${actor.role}, v.fingerprint, NULL::text, ${decisionDataHash({ editedArgs: null, resumeData: null })}, stamp.at), 'UTF8')), 'hex') AS content_hash
-        FROM counted v CROSS JOIN stamp
-      ),
-      head AS (
-        UPDATE audit_chain_head h SET seq = h.seq + 1, prev_hash = h.hash,
-          hash = encode(sha256(decode(h.hash, 'hex') || decode(link.content_hash, 'hex')), 'hex')
-        FROM link WHERE h.id = 1
-        RETURNING h.seq, h.prev_hash, h.hash, link.content_hash
-      ),
-      record AS (
-        INSERT INTO decisions (id, pending_call_id, run_id, tool_call_id, kind, approved, reason, actor_id, actor_role, fingerprint, args,
-          created_at, tool_name, chain_seq, content_hash, prev_hash, hash)
-        SELECT ${input.decisionId}, v.id, v.run_id, v.tool_call_id, 'vote', true, NULL, ${actor.id}, ${actor.role}, v.fingerprint, v.args,
-          stamp.at, v.tool_name, head.seq, head.content_hash, head.prev_hash, head.hash
-        FROM counted v CROSS JOIN stamp LEFT JOIN head ON true
-      ),
-      events AS (
-        INSERT INTO run_events (run_id, chunk)
-        SELECT ${input.rootRunId}, jsonb_set(jsonb_set(${jsonb(input.event)}, '{payload,approvals}', to_jsonb(cardinality(v.approved_by))),
-          '{payload,approvedBy}', to_jsonb(v.approved_by))
-        FROM vote v WHERE cardinality(v.approved_by) < v.quorum
-      )
-      SELECT cardinality(approved_by) AS approvals, quorum, approved_by AS "approvedBy" FROM vote`);
-    const [row] = rows;
-    return row ? { approvals: Number(row.approvals), quorum: Number(row.quorum), approvedBy: row.approvedBy } : null;
+  castVote(input: Parameters<AgentStore['castVote']>[0]) {
+    return castVote(this.db, input);
   }
 
   async closePendingCall(input: Parameters<AgentStore['closePendingCall']>[0]) {
@@ -800,10 +445,4 @@ export class PrismaAgentStore implements AgentStore {
     }
     return { total: rows[0]?.total ?? 0, runs: [...runs.values()] };
   }
-}
-
-/** The run a close statement handed over to its caller, if any. */
-function continuation(rows: ContinuationRow[]): RunRecord | null {
-  const [row] = rows;
-  return row?.continues ? toRunRecord(row) : null;
 }

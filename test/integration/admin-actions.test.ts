@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminActionsJsonLinesStream, adminActionsQuerySchema, listAdminActions } from '../../lib/audit/admin-actions';
 import { describeAdminAction } from '../../lib/audit/describe-action';
-import { verifyJsonLinesExport } from '../../lib/audit/export';
+import { verifyJsonLinesExport } from '../../lib/audit/export-verify';
 import { seed } from '../../lib/demo/seed';
 import { policiesSchema, type PolicyRuleInput } from '../../lib/policies/rules';
 import { readPolicies, writePolicies } from '../../lib/policies/store';

@@ -187,7 +187,7 @@ describe('statements on the hot path', () => {
       // Built in SQL, they equal what the runtime's own decisionChunks makes of the row as claimed.
       const row = (await db.pendingToolCall.findFirstOrThrow({ where: { rootRunId: paused.runId, kind: 'approval' } }));
       const run = await db.run.findUniqueOrThrow({ where: { id: paused.runId } });
-      const { toPendingCall } = await import('../../lib/store/prisma-store');
+      const { toPendingCall } = await import('../../lib/store/rows');
       const decision = (resumed as Extract<AgentChunk, { type: 'tool-call-resumed' }>).payload.decision;
       expect(decision).toMatchObject({ approved: true, by: user.id });
       const expected = decisionChunks({ id: run.id, messageId: run.messageId }, toPendingCall({ ...row, status: 'pending' }), decision).top;
