@@ -213,6 +213,13 @@ test.describe('bad input changes nothing', () => {
         code: 'INVALID_TEXT',
       },
       { name: 'unknown API route', send: () => request.post('/api/nothing/here', { data: {} }), status: 404, code: 'NOT_FOUND' },
+      // A thread id the chat page could not open (it would be a broken link in the sidebar).
+      ...['../../etc', 'a b?c#d%', 'x'.repeat(101)].map((id) => ({
+        name: `thread id ${JSON.stringify(id.slice(0, 20))}`,
+        send: () => request.post('/api/chat', { data: { id, messages: [{ role: 'user', parts: [{ type: 'text', text: 'hi' }] }] } }),
+        status: 400,
+        code: 'BAD_REQUEST',
+      })),
       { name: 'resume without resumeData', send: () => request.post('/api/runs/x/tool-calls/y/resume', { data: {} }), status: 400, code: 'BAD_REQUEST' },
       // JSON nested 100,000 levels deep (200 KB): refused before anything walks it.
       ...[

@@ -45,6 +45,21 @@ test.describe('thread list', () => {
     await expect(item(waiting).getByTestId('thread-pending')).toHaveCount(0);
   });
 
+  test('a thread the agents API named freely is listed with an encoded link, which answers the not-found page', async ({ chat, page, request }) => {
+    const own = await startThread(request, 'look up customer cus-1');
+    // The agents API takes any thread id (as the seed framework's does); the chat itself only its own kind.
+    const odd = `api a?b#c%-${crypto.randomUUID()}`;
+    const response = await request.post('/api/agents/ops-agent/generate', { data: { messages: 'look up customer cus-2', threadId: odd, resourceId: 'user-ada' } });
+    expect(response.status()).toBe(200);
+    await page.setViewportSize(DESKTOP);
+    await chat.open(own);
+    const link = page.locator(`aside [data-testid="thread-item"][data-thread-id="${odd}"]`).getByTestId('thread-link');
+    await expect(link).toHaveAttribute('href', `/chat/${encodeURIComponent(odd)}`);
+    await link.click();
+    await expect(page).toHaveURL(`${BASE}/chat/${encodeURIComponent(odd)}`);
+    await expect(page.getByRole('heading', { name: /not found/i })).toBeVisible();
+  });
+
   test('rename from the thread menu: Enter saves, Escape cancels, the title survives a reload', async ({ chat, page, request }) => {
     const threadId = await startThread(request, 'look up customer cus-3');
     await page.setViewportSize(DESKTOP);

@@ -183,6 +183,9 @@ export function ChatView({ threadId, agentId, resumeOnMount, initialMessages, vi
     () =>
       new ResumingTransport(() => router.refresh(), {
         api: '/api/chat',
+        // A thread id is any text up to 100 characters (the agents API lets callers choose it), so
+        // it is encoded wherever it enters a URL; the SDK's default reconnect URL does not encode it.
+        prepareReconnectToStreamRequest: ({ id }) => ({ api: `/api/chat/${encodeURIComponent(id)}/stream` }),
         // The server keeps the history; it only needs the newest message (and any decision).
         prepareSendMessagesRequest: ({ id, messages, body }) => ({
           // A decision or an answer continues a run; it carries no message at all.

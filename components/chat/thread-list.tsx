@@ -142,7 +142,7 @@ function ThreadRow({
     >
       <Link
         ref={linkRef}
-        href={`/chat/${thread.id}`}
+        href={`/chat/${encodeURIComponent(thread.id)}`}
         data-testid="thread-link"
         aria-current={active ? 'page' : undefined}
         onClick={onNavigate}

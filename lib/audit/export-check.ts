@@ -10,7 +10,7 @@ import type { EntryLine, ExportScope, HeaderLine } from './export';
 
 /** What an offline check found wrong, naming the entry (and where it is in the file). */
 export interface ExportProblem {
-  /** 1-based line of a JSON Lines file, or 1-based record (after the header) of a CSV file. */
+  /** 1-based line of the file the entry starts on (JSON Lines or CSV; a CSV's header row is line 1). */
   line: number;
   id: string | null;
   seq: string | null;

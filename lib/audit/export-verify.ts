@@ -116,10 +116,11 @@ const COVERED_COLUMNS: Record<string, (entry: DecisionLine) => unknown> = {
  * header line with the chain head.
  *
  * @param text the file's content (RFC 4180, a header row first)
+ * @returns the report; `problems` name each bad row by the file line it starts on, id and link number
  */
 export function verifyCsvExport(text: string): ExportReport {
   const checker = new ExportChecker();
-  let records: Record<string, string>[];
+  let records: { record: Record<string, string>; info: { lines: number } }[];
   try {
     // Rows end with CRLF as exported, or LF after an editor or a tool re-saved the file.
     records = parse(text.replace(/^\uFEFF/, ''), {
@@ -134,6 +135,8 @@ export function verifyCsvExport(text: string): ExportReport {
       skip_empty_lines: true,
       relax_column_count: false,
       record_delimiter: ['\r\n', '\n'],
+      // Each record with the line it ends on, so problems name the file's line (the header is line 1).
+      info: true,
     });
   } catch (error) {
     const where = (error as { lines?: number }).lines;
@@ -145,33 +148,34 @@ export function verifyCsvExport(text: string): ExportReport {
   }
   // A CSV export always ends with its end row (the CSV has no header line to name a format).
   checker.endExpected = true;
-  records.forEach((record, index) => {
-    const line = index + 1;
+  records.forEach(({ record, info }) => {
+    // The line the row starts on: where it ends, less the line breaks inside its quoted cells.
+    const line = info.lines - Object.values(record).reduce((breaks, cell) => breaks + (cell.match(/\n/g)?.length ?? 0), 0);
     checker.lastLine = line;
     if (checker.afterEnd(line)) return;
     let value: unknown;
     try {
       value = JSON.parse(record.chainEntry ?? '');
     } catch {
-      checker.unreadable(line, `Row ${line} has no readable chainEntry.`, record.id ?? null);
+      checker.unreadable(line, `Line ${line} has no readable chainEntry.`, record.id ?? null);
       return;
     }
     if ((value as { entry?: unknown } | null)?.entry === 'end') {
       const end = endLineSchema.safeParse(value);
       if (!end.success) {
-        checker.unreadable(line, `Row ${line}'s chainEntry is not an end row ({"entry":"end","entries":<count>}).`);
+        checker.unreadable(line, `Line ${line}'s chainEntry is not an end row ({"entry":"end","entries":<count>}).`);
         return;
       }
       checker.end = { entries: end.data.entries, line };
       const filled = Object.entries(record).filter(([column, cell]) => cell !== '' && column !== 'at' && column !== 'chainEntry');
       if (record.at !== csvEndLabel(end.data.entries) || filled.length > 0) {
-        checker.problems.push({ line, id: null, seq: null, problem: 'column_changed', message: `Row ${line} (the end row) does not say "${csvEndLabel(end.data.entries)}" with its other cells empty.` });
+        checker.problems.push({ line, id: null, seq: null, problem: 'column_changed', message: `Line ${line} (the end row) does not say "${csvEndLabel(end.data.entries)}" with its other cells empty.` });
       }
       return;
     }
     const parsed = decisionLineSchema.omit({ seq: true, contentHash: true, prevHash: true, hash: true }).safeParse(value);
     if (!parsed.success) {
-      checker.unreadable(line, `Row ${line}'s chainEntry is not a decision.`, record.id ?? null);
+      checker.unreadable(line, `Line ${line}'s chainEntry is not a decision.`, record.id ?? null);
       return;
     }
     const entry: DecisionLine = {
@@ -182,14 +186,14 @@ export function verifyCsvExport(text: string): ExportReport {
       hash: record.hash || null,
     };
     if (entry.seq !== null && !/^[1-9]\d*$/.test(entry.seq)) {
-      checker.unreadable(line, `Row ${line} has an unreadable chainSeq.`, entry.id);
+      checker.unreadable(line, `Line ${line} has an unreadable chainSeq.`, entry.id);
       return;
     }
     for (const [column, field] of Object.entries({ id: (e: DecisionLine) => e.id, ...COVERED_COLUMNS })) {
       const cell = record[column] ?? '';
       const expected = csvCellText(field(entry));
       if (cell !== expected && cell !== `'${expected}`) {
-        checker.problems.push({ line, id: entry.id, seq: entry.seq, problem: 'column_changed', message: `Row ${line}'s ${column} does not match the entry its hash covers.` });
+        checker.problems.push({ line, id: entry.id, seq: entry.seq, problem: 'column_changed', message: `Line ${line}'s ${column} does not match the entry its hash covers.` });
       }
     }
     checker.add(entry, line);

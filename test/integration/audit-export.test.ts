@@ -174,7 +174,8 @@ describe('audit exports with the hash chain', () => {
     const targetId = ids[1];
     // The readable reason column (the first occurrence) changed, the chain entry left alone.
     const readable = rows.map((row, i) => (i === target ? row.replace('-1 is not', '-2 is not') : row)).join('\r\n');
-    expect(verifyCsvExport(readable).problems).toEqual([expect.objectContaining({ line: target, id: targetId, problem: 'column_changed' })]);
+    // Named by the file's line, as an editor shows it (rows is 0-based, the header is line 1).
+    expect(verifyCsvExport(readable).problems).toEqual([expect.objectContaining({ line: target + 1, id: targetId, problem: 'column_changed', message: expect.stringMatching(new RegExp(`^Line ${target + 1}'s reason`)) })]);
     // The chain entry's reason changed (the last occurrence on the row).
     const entry = rows.map((row, i) => (i === target ? row.replace(/-1 is not(?!.*-1 is not)/, '-2 is not') : row)).join('\r\n');
     const report = verifyCsvExport(entry);

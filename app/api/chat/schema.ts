@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { THREAD_ID } from '@/lib/chat/limits';
 import { env } from '@/lib/env';
 
 /** Requests to POST /api/chat per user and minute (CHAT_RATE_LIMIT_PER_MINUTE, default 30). */
@@ -14,7 +15,8 @@ const uiMessage = z.object({
 /** POST /api/chat. Source: behaviour §7 "Chat". */
 export const chatRequestSchema = z
   .object({
-    id: z.string().min(1).max(100),
+    // A thread the chat page can open (letters, digits, - and _).
+    id: z.string().regex(THREAD_ID, { error: 'a thread id is 1–100 letters, digits, - or _' }),
     messages: z.array(uiMessage).max(500).default([]),
     agentId: z.string().max(100).optional(),
     requireToolApproval: z.boolean().optional(),

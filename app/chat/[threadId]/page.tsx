@@ -6,13 +6,11 @@ import { findActiveSegment } from '@/lib/chat/tail';
 import { listThreads, loadThreadUIMessages } from '@/lib/chat/threads';
 import { chatAgents, defaultAgentId } from '@/lib/runs/agents';
 import { prisma } from '@/lib/store/db';
+import { THREAD_ID } from '@/lib/chat/limits';
 
 export const dynamic = 'force-dynamic';
 
 export const metadata: Metadata = { title: 'Chat' };
-
-/** Thread ids are client-minted UUIDs or similar short tokens (the API accepts up to 100 chars). */
-const THREAD_ID = /^[A-Za-z0-9_-]{1,100}$/;
 
 export default async function ChatPage({
   params,
@@ -23,7 +21,7 @@ export default async function ChatPage({
 }) {
   const { threadId } = await params;
   if (!THREAD_ID.test(threadId)) notFound();
-  const user = await requirePageActor(['user', 'reviewer', 'admin'], `/chat/${threadId}`);
+  const user = await requirePageActor(['user', 'reviewer', 'admin'], `/chat/${encodeURIComponent(threadId)}`);
   const [threads, messages, active, thread] = await Promise.all([
     listThreads({ resourceId: user.id }),
     loadThreadUIMessages({ threadId, resourceId: user.id }),

@@ -9,11 +9,10 @@ import { PersonLabel } from '@/components/ui/person';
 import { LocalTime } from '@/components/ui/time';
 import { displayNames, requirePageActor } from '@/lib/auth/session';
 import { prisma } from '@/lib/store/db';
+import { THREAD_ID } from '@/lib/chat/limits';
 
 export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'Thread · Audit' };
-
-const THREAD_ID = /^[A-Za-z0-9_-]{1,100}$/;
 
 type Part = { type?: string; text?: string; toolName?: string; input?: unknown; output?: unknown };
 

@@ -8,11 +8,10 @@ import { revealBidi } from '@/components/ui/describe';
 import { displayNames, requirePageActor } from '@/lib/auth/session';
 import { loadThreadUIMessages } from '@/lib/chat/threads';
 import { reviewableThread } from '@/lib/inbox/context';
+import { THREAD_ID } from '@/lib/chat/limits';
 
 export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'Chat (read-only)' };
-
-const THREAD_ID = /^[A-Za-z0-9_-]{1,100}$/;
 
 /**
  * A requester's chat as a reviewer or admin reads it: read-only, and only for a thread holding an
@@ -25,7 +24,7 @@ export default async function ReviewThreadPage({ params }: { params: Promise<{ t
   const viewer = await requirePageActor(['reviewer', 'admin'], `/inbox/threads/${threadId}`);
   const thread = await reviewableThread(threadId);
   if (!thread) notFound();
-  if (thread.resourceId === viewer.id) redirect(`/chat/${threadId}`);
+  if (thread.resourceId === viewer.id) redirect(`/chat/${encodeURIComponent(threadId)}`);
   const messages = (await loadThreadUIMessages({ threadId, resourceId: thread.resourceId })) ?? [];
   const deciders = messages.flatMap((message) =>
     message.parts.flatMap((part) =>
