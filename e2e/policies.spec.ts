@@ -168,7 +168,11 @@ test.describe('quorum and classifier in the browser', () => {
       await reviewer.close();
     }
     await expect(card).toHaveAttribute('data-state', 'approved');
+    // The outcome names both reviewers, live and after a reload.
+    await expect(card.getByTestId('approval-outcome')).toContainText(/Approved by Rita\b.* and Sam\b/);
     await expect(chat.lastAssistant()).toContainText('Refunded $1100');
+    await page.reload();
+    await expect(chat.approvalCard('issue-refund').getByTestId('approval-outcome')).toContainText(/Approved by Rita\b.* and Sam\b/);
     const decisions = await db.query<{ kind: string }>(
       `SELECT d.kind FROM decisions d JOIN pending_tool_calls p ON p.id = d.pending_call_id WHERE p.root_tool_call_id = $1 ORDER BY d.created_at`,
       [toolCallId],

@@ -205,7 +205,12 @@ function Deadline({ deadline }: { deadline: NonNullable<ApprovalCardData['deadli
 function Outcome({ data, viewerId, people, tool }: { data: ApprovalCardData; viewerId: string; people: People; tool?: ToolPartView }) {
   const decision = data.decision;
   const approved = decision?.approved !== false;
-  const who = personName(decision?.by, people, viewerId);
+  // A quorum call names every reviewer who approved it: the earlier votes, then the approval that filled it.
+  const approvers = approved && data.quorum ? [...new Set([...(data.approvedBy ?? []), ...(decision?.by ? [decision.by] : [])])] : [];
+  const who =
+    approvers.length > 1
+      ? new Intl.ListFormat('en', { style: 'long', type: 'conjunction' }).format(approvers.map((id) => personName(id, people, viewerId)))
+      : personName(decision?.by, people, viewerId);
   const reason = decision?.reason?.trim();
   const withdrawn = !approved && reason === WITHDRAWN_REASON;
   return (
