@@ -70,6 +70,9 @@ export interface ChunkPayloads {
     why?: string;
     chain?: string[];
     leafToolCallId?: string;
+    /** A quorum call: how many approvals it needed, and who approved it, in order. */
+    quorum?: number;
+    approvedBy?: string[];
     decision: DecisionSummary;
   };
   'tool-output-denied': {

@@ -122,6 +122,7 @@ export function decisionChunks(top: { id: string; messageId: string }, row: Pend
     approvers: row.approvers,
     ...(row.policyEvaluation ? { why: row.policyEvaluation.why } : {}),
     chain: row.chain,
+    ...(row.quorum ? { quorum: row.quorum, approvedBy: row.approvedBy } : {}),
     decision,
   });
   const start = makeChunk(top.id, 'start', { messageId: top.messageId, threadId: row.threadId });

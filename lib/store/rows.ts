@@ -243,6 +243,7 @@ export const decisionEvents = (decision: DecisionSummary) => Prisma.sql`
       )
       || CASE WHEN c.kind = 'suspension' THEN jsonb_build_object('suspendPayload', c."suspendPayload") ELSE '{}'::jsonb END
       || CASE WHEN c."policyEvaluation" ? 'why' THEN jsonb_build_object('why', c."policyEvaluation"->'why') ELSE '{}'::jsonb END
+      || CASE WHEN c.quorum IS NOT NULL AND c.quorum > 0 THEN jsonb_build_object('quorum', c.quorum, 'approvedBy', to_jsonb(c."approvedBy")) ELSE '{}'::jsonb END
       || CASE WHEN c."runId" = root.id THEN '{}'::jsonb ELSE jsonb_build_object('leafToolCallId', c."toolCallId") END)
     FROM claimed c CROSS JOIN root
   ),

@@ -167,6 +167,7 @@ export function toUIChunks(chunk: AgentChunk, runId: string = chunk.runId, descr
           resumeSchema: p.resumeSchema,
           chain: p.chain,
           ...described(p.toolName, p.args),
+          ...(p.quorum ? { quorum: p.quorum, approvals: p.approvedBy?.length ?? 0, approvedBy: p.approvedBy ?? [] } : {}),
           resumed: true,
           decision: p.decision,
         };

@@ -195,4 +195,24 @@ describe('statements on the hot path', () => {
       if (agent === supervisor) expect(resumed.payload).toMatchObject({ leafToolCallId: row.toolCallId, toolCallId: row.rootToolCallId });
     }
   });
+
+  it('a quorum call’s resumed chunk names its quorum and who approved it, in SQL as decisionChunks does', async () => {
+    const ops = await runtime();
+    const paused = await ops.generate('/tool send-email {"to":"quorum@example.com","subject":"q","body":"x"}', { threadId: newThreadId(), resourceId: user.id });
+    expect(paused.finishReason).toBe('suspended');
+    // Two reviewers must approve (as a data policy's quorum rule would have said).
+    await db.pendingToolCall.updateMany({ where: { rootRunId: paused.runId, kind: 'approval' }, data: { quorum: 2, approvers: 'reviewer' } });
+    const toolCallId = paused.suspendedToolCalls[0].toolCallId;
+    const [rita, sam] = [{ id: 'reviewer-rita', role: 'reviewer' as const }, { id: 'reviewer-sam', role: 'reviewer' as const }];
+    for await (const chunk of (await ops.approveToolCall({ runId: paused.runId, toolCallId, actor: rita })).fullStream) void chunk;
+    const published: AgentChunk[] = [];
+    for await (const chunk of (await ops.approveToolCall({ runId: paused.runId, toolCallId, actor: sam })).fullStream) published.push(chunk);
+    const resumed = published.find((chunk) => chunk.type === 'tool-call-resumed')!;
+    expect(resumed.payload).toMatchObject({ quorum: 2, approvedBy: [rita.id, sam.id], decision: { approved: true, by: sam.id } });
+    const row = await db.pendingToolCall.findFirstOrThrow({ where: { rootRunId: paused.runId, kind: 'approval' } });
+    const run = await db.run.findUniqueOrThrow({ where: { id: paused.runId } });
+    const { toPendingCall } = await import('../../lib/store/rows');
+    const decision = (resumed as Extract<AgentChunk, { type: 'tool-call-resumed' }>).payload.decision;
+    expect(decisionChunks({ id: run.id, messageId: run.messageId }, toPendingCall({ ...row, status: 'pending' }), decision).top[1]).toEqual(resumed);
+  });
 });
