@@ -41,7 +41,8 @@ test.describe('accessibility (axe, light and dark)', () => {
     await expect(second).toHaveAttribute('data-state', 'pending');
     await second.getByTestId('decline-button').click();
     await second.getByTestId('decline-reason').fill('not this one');
-    await second.getByTestId('decline-confirm').click();
+    // Ctrl+Enter in the reason declines, as the button does.
+    await second.getByTestId('decline-reason').press('Control+Enter');
     await expect(second).toHaveAttribute('data-state', 'declined');
     await expect(chat.lastAssistant()).toContainText('not this one');
 

@@ -497,12 +497,20 @@ test.describe('inbox: keyboard', () => {
     await page.keyboard.press('Enter');
     await expect(inbox.row(calls[1].root_tool_call_id)).toHaveCount(0);
     await expect(rowButton(0)).toBeFocused();
+    // Or Ctrl+Enter in the reason declines at once (the hint under it says so).
+    await page.keyboard.press('d');
+    await expect(page.getByTestId('inbox-decline-reason')).toBeFocused();
+    await expect(page.getByText('Ctrl+Enter declines · Esc cancels')).toBeVisible();
+    await page.keyboard.type('Declined with Ctrl+Enter');
+    await page.keyboard.press('Control+Enter');
+    await expect(inbox.row(calls[0].root_tool_call_id)).toHaveCount(0);
     const decided = await db.query<{ status: string; decision_reason: string | null }>(
       `SELECT status, decision_reason FROM pending_tool_calls WHERE id = ANY($1) ORDER BY created_at`,
       [calls.map((call) => call.id)],
     );
-    expect(decided.map((row) => row.status)).toEqual(['pending', 'declined', 'completed']);
+    expect(decided.map((row) => row.status)).toEqual(['declined', 'declined', 'completed']);
     expect(decided[1].decision_reason).toBe('Not by keyboard today');
+    expect(decided[0].decision_reason).toBe('Declined with Ctrl+Enter');
 
     // Digits switch queues.
     await page.keyboard.press('2');

@@ -149,7 +149,13 @@ export function ApprovalCard({ data, tool, viewerId, people, acting, disabled, o
                 event.preventDefault();
                 closeDeclineForm();
               }
+              // Ctrl+Enter (⌘+Enter on a Mac) declines, as the button does.
+              if (event.key === 'Enter' && (event.ctrlKey || event.metaKey) && !busy) {
+                event.preventDefault();
+                decide(false);
+              }
             }}
+            aria-describedby={`${reasonId}-keys`}
             placeholder="e.g. Not this record — it is still in use"
             maxLength={2000}
             rows={2}
@@ -164,7 +170,9 @@ export function ApprovalCard({ data, tool, viewerId, people, acting, disabled, o
             <Button variant="ghost" size="sm" disabled={busy} onClick={closeDeclineForm}>
               Cancel
             </Button>
-            <span className="self-center text-xs text-muted-foreground">Esc cancels</span>
+            <span id={`${reasonId}-keys`} className="self-center text-xs text-muted-foreground">
+              Ctrl+Enter declines · Esc cancels
+            </span>
           </div>
         </div>
       ) : (

@@ -215,7 +215,13 @@ export function InboxDetail(props: InboxDetailProps) {
             onChange={(event) => onReasonChange(event.target.value)}
             onKeyDown={(event) => {
               if (event.key === 'Escape') onModeChange('idle');
+              // Ctrl+Enter (⌘+Enter on a Mac) declines, as the button does.
+              if (event.key === 'Enter' && (event.ctrlKey || event.metaKey) && !busy) {
+                event.preventDefault();
+                onAction({ type: 'decline', reason: reason.trim() || undefined });
+              }
             }}
+            aria-describedby={`${reasonId}-keys`}
             maxLength={2000}
             rows={3}
             placeholder="e.g. Refunds over $100 need a manager’s sign-off"
@@ -235,6 +241,9 @@ export function InboxDetail(props: InboxDetailProps) {
             <Button variant="ghost" size="sm" disabled={busy} onClick={() => onModeChange('idle')}>
               Cancel
             </Button>
+            <span id={`${reasonId}-keys`} className="self-center text-xs text-muted-foreground">
+              Ctrl+Enter declines · Esc cancels
+            </span>
           </div>
         </div>
       ) : (

@@ -281,3 +281,18 @@ export async function threadMessagesFor({ threadId, actor }: { threadId: string;
   if (await prisma().thread.count({ where: { id: threadId } })) throw new ApiError(404, 'NOT_FOUND', 'No such thread.');
   return [];
 }
+
+/**
+ * Everyone a thread's cards name, for the page to look up their display names: who decided or
+ * answered each call, and who has approved a quorum call so far.
+ * @returns user ids, possibly repeated
+ */
+export function peopleOnCards(messages: ChatMessage[]): string[] {
+  return messages.flatMap((message) =>
+    message.parts.flatMap((part) => {
+      if (part.type === 'data-tool-call-approval') return [...(part.data.approvedBy ?? []), ...(part.data.decision ? [part.data.decision.by] : [])];
+      if (part.type === 'data-tool-call-suspended') return part.data.decision ? [part.data.decision.by] : [];
+      return [];
+    }),
+  );
+}

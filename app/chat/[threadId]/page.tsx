@@ -3,7 +3,7 @@ import { notFound } from 'next/navigation';
 import { ChatShell } from '@/components/chat/chat-shell';
 import { displayNames, requirePageActor } from '@/lib/auth/session';
 import { findActiveSegment } from '@/lib/chat/tail';
-import { listThreads, loadThreadUIMessages } from '@/lib/chat/threads';
+import { listThreads, loadThreadUIMessages, peopleOnCards } from '@/lib/chat/threads';
 import { chatAgents, defaultAgentId } from '@/lib/runs/agents';
 import { prisma } from '@/lib/store/db';
 import { THREAD_ID } from '@/lib/chat/limits';
@@ -35,12 +35,7 @@ export default async function ChatPage({
   const offered = chatAgents();
   const agentId = thread?.agentId ?? (offered.some((agent) => agent.id === requested) ? requested! : defaultAgentId());
   // null also means "no rows yet": `/` sends people to a fresh id, which is an empty new chat.
-  const deciders = (messages ?? []).flatMap((message) =>
-    message.parts.flatMap((part) =>
-      (part.type === 'data-tool-call-approval' || part.type === 'data-tool-call-suspended') && part.data.decision ? [part.data.decision.by] : [],
-    ),
-  );
-  const people = await displayNames([user.id, ...deciders]);
+  const people = await displayNames([user.id, ...peopleOnCards(messages ?? [])]);
   return (
     <ChatShell
       threadId={threadId}

@@ -6,7 +6,7 @@ import { ThreadTranscript } from '@/components/inbox/thread-transcript';
 import { AppNav } from '@/components/ui/app-nav';
 import { revealBidi } from '@/components/ui/describe';
 import { displayNames, requirePageActor } from '@/lib/auth/session';
-import { loadThreadUIMessages } from '@/lib/chat/threads';
+import { loadThreadUIMessages, peopleOnCards } from '@/lib/chat/threads';
 import { reviewableThread } from '@/lib/inbox/context';
 import { THREAD_ID } from '@/lib/chat/limits';
 
@@ -26,12 +26,7 @@ export default async function ReviewThreadPage({ params }: { params: Promise<{ t
   if (!thread) notFound();
   if (thread.resourceId === viewer.id) redirect(`/chat/${encodeURIComponent(threadId)}`);
   const messages = (await loadThreadUIMessages({ threadId, resourceId: thread.resourceId })) ?? [];
-  const deciders = messages.flatMap((message) =>
-    message.parts.flatMap((part) =>
-      (part.type === 'data-tool-call-approval' || part.type === 'data-tool-call-suspended') && part.data.decision ? [part.data.decision.by] : [],
-    ),
-  );
-  const people = await displayNames([viewer.id, thread.resourceId, ...deciders]);
+  const people = await displayNames([viewer.id, thread.resourceId, ...peopleOnCards(messages)]);
   return (
     <div className="flex min-h-dvh flex-col">
       <header className="flex h-14 shrink-0 items-center gap-2 border-b border-border px-3 md:px-4">
