@@ -456,7 +456,7 @@ test.describe('inbox: keyboard', () => {
     await page.keyboard.press('?');
     const sheet = page.getByTestId('shortcuts-sheet');
     await expect(sheet).toBeVisible();
-    for (const action of ['Next call', 'Approve the open call', 'Decline the open call', 'Select or unselect the open call', 'Assign the open call to me', 'Withdraw your own request']) {
+    for (const action of ['Next call', 'Approve the open call', 'Decline the open call', 'Send the decline, from its reason', 'Select or unselect the open call', 'Assign the open call to me', 'Withdraw your own request']) {
       await expect(sheet).toContainText(action);
     }
     await checkAccessible(page, 'inbox-shortcuts');

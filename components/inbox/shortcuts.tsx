@@ -11,6 +11,7 @@ export const INBOX_SHORTCUTS: { group: string; keys: string[]; action: string }[
   { group: 'Move', keys: ['/'], action: 'Search' },
   { group: 'Decide', keys: ['a'], action: 'Approve the open call' },
   { group: 'Decide', keys: ['d'], action: 'Decline the open call (asks for a reason)' },
+  { group: 'Decide', keys: ['Ctrl', 'Enter'], action: 'Send the decline, from its reason (⌘+Enter on a Mac)' },
   { group: 'Decide', keys: ['e'], action: 'Approve with edits' },
   { group: 'Decide', keys: ['w'], action: 'Withdraw your own request' },
   { group: 'Select', keys: ['x'], action: 'Select or unselect the open call' },
