@@ -132,6 +132,13 @@ test.describe('chat: sending and errors', () => {
     await expect(page.getByTestId('composer-count')).toContainText('7,999 of 8,000 characters: the limit. Text beyond it is not kept');
     await input.press('Backspace');
     await expect(page.getByTestId('composer-count')).toHaveText('7,998 of 8,000 characters');
+    // The same emoji typed (not pasted) one short of the limit: dropped by the box, and said so.
+    await page.keyboard.insertText('y');
+    await expect(page.getByTestId('composer-count')).toHaveText('7,999 of 8,000 characters');
+    await page.keyboard.insertText('🙂');
+    await expect(input).toHaveValue('z'.repeat(7_998) + 'y');
+    await expect(page.getByTestId('composer-count')).toContainText('7,999 of 8,000 characters: the limit. Text beyond it is not kept');
+    await input.press('Backspace');
     await page.keyboard.insertText('yy');
     await expect(page.getByTestId('composer-count')).toContainText('8,000 of 8,000 characters: the limit.');
     await checkAccessible(page, 'composer-at-limit');

@@ -1,7 +1,7 @@
 'use client';
 
 import { ArrowUp, Square } from 'lucide-react';
-import { useId, useRef, useState, type ClipboardEvent, type KeyboardEvent } from 'react';
+import { useId, useRef, useState, type ClipboardEvent, type InputEvent, type KeyboardEvent } from 'react';
 import { Button } from '@/components/ui/button';
 import { useHydrated } from '@/components/ui/use-hydrated';
 import { Textarea } from '@/components/ui/textarea';
@@ -29,7 +29,7 @@ export function Composer({ value, onChange, onSend, onStop, busy }: ComposerProp
   const inputId = useId();
   const hintId = useId();
   const countId = useId();
-  // The last paste did not fit: the box kept what did, without a word (e.g. an emoji past the limit).
+  // The last paste or typed text did not fit: the box kept what did, without a word (e.g. an emoji past the limit).
   const [cut, setCut] = useState(false);
   // Any shrink of the text (deleting, or the chat clearing it after a send) ends the cut's notice;
   // adjusted while rendering, as React recommends for state that follows a prop.
@@ -44,10 +44,15 @@ export function Composer({ value, onChange, onSend, onStop, busy }: ComposerProp
   const hydrated = useHydrated();
   const canSend = value.trim().length > 0 && !busy && hydrated;
 
+  /** Characters the box still takes where the caret is (a selection is replaced). */
+  const roomIn = (box: HTMLTextAreaElement) => MAX_MESSAGE_CHARS - (box.value.length - (box.selectionEnd - box.selectionStart));
   const onPaste = (event: ClipboardEvent<HTMLTextAreaElement>) => {
-    const box = event.currentTarget;
-    const room = MAX_MESSAGE_CHARS - (box.value.length - (box.selectionEnd - box.selectionStart));
-    setCut(event.clipboardData.getData('text').length > room);
+    setCut(event.clipboardData.getData('text').length > roomIn(event.currentTarget));
+  };
+  // Typed text that does not fit (an emoji, two UTF-16 units, one short of the limit) is dropped by
+  // the box as silently as a long paste: say so too.
+  const onBeforeInput = (event: InputEvent<HTMLTextAreaElement>) => {
+    if (event.data && event.data.length > roomIn(event.currentTarget)) setCut(true);
   };
 
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
@@ -76,6 +81,7 @@ export function Composer({ value, onChange, onSend, onStop, busy }: ComposerProp
           value={value}
           onChange={(event) => onChange(event.target.value)}
           onPaste={onPaste}
+          onBeforeInput={onBeforeInput}
           onKeyDown={onKeyDown}
           placeholder="Message the agent…"
           rows={1}
