@@ -3,6 +3,7 @@ import { ESCALATION_ROLE, SYSTEM_ACTOR_ID } from '@/lib/agent/deadline';
 import { decisionDataHash } from '@/lib/audit/chain';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { addJobSql, JOB_KINDS } from '@/lib/jobs/queue';
+import { nextChainLink } from './rows';
 
 /** The notification channel of reviewer email (lib/notify/reviewer-jobs.ts, which registers its handler). */
 const REVIEWER_EMAIL_CHANNEL = 'reviewer-email';
@@ -64,12 +65,7 @@ export async function escalatePendingCall(db: PrismaClient, input: { pendingCall
         ${input.reason}, ${SYSTEM_ACTOR_ID}, 'system', e.fingerprint, NULL, ${dataHash}, stamp.at), 'UTF8')), 'hex') AS content_hash
       FROM escalated e CROSS JOIN stamp
     ),
-    head AS (
-      UPDATE audit_chain_head h SET seq = h.seq + 1, prev_hash = h.hash,
-        hash = encode(sha256(decode(h.hash, 'hex') || decode(link.content_hash, 'hex')), 'hex')
-      FROM link WHERE h.id = 1
-      RETURNING h.seq, h.prev_hash, h.hash, link.content_hash
-    ),
+    ${nextChainLink},
     decision AS (
       INSERT INTO decisions (id, pending_call_id, run_id, tool_call_id, kind, approved, reason, actor_id, actor_role, fingerprint, args,
         created_at, tool_name, chain_seq, content_hash, prev_hash, hash)

@@ -4,7 +4,7 @@ import type { AgentStore, ClaimInput, Claimed } from '@/lib/agent/store';
 import { decisionDataHash } from '@/lib/audit/chain';
 import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
 import { hotQuery } from './hot';
-import { decisionEvents, insertEvents, jsonb, pendingColumns, runColumns, seconds, toPendingCall, toRunRecord, type PendingRow, type RunRow } from './rows';
+import { decisionEvents, insertEvents, jsonb, nextChainLink, pendingColumns, runColumns, seconds, toPendingCall, toRunRecord, type PendingRow, type RunRow } from './rows';
 
 /** The two statements a person's decision is: the claim (with its audit-chain link) and a quorum vote. */
 
@@ -88,12 +88,7 @@ export async function claimPendingCall(db: PrismaClient, input: ClaimInput): Pro
         ${dataHash}, stamp.at), 'UTF8')), 'hex') AS content_hash
       FROM claimed c JOIN target t ON t.id = c.id CROSS JOIN stamp
     ),
-    head AS (
-      UPDATE audit_chain_head h SET seq = h.seq + 1, prev_hash = h.hash,
-        hash = encode(sha256(decode(h.hash, 'hex') || decode(link.content_hash, 'hex')), 'hex')
-      FROM link WHERE h.id = 1
-      RETURNING h.seq, h.prev_hash, h.hash, link.content_hash
-    ),
+    ${nextChainLink},
     decision AS (
       INSERT INTO decisions (id, pending_call_id, run_id, tool_call_id, kind, approved, reason, actor_id, actor_role,
         fingerprint, args, edited_args, edited_fingerprint, resume_data, created_at, tool_name, chain_seq, content_hash, prev_hash, hash)
@@ -141,12 +136,7 @@ export async function castVote(db: PrismaClient, input: Parameters<AgentStore['c
         'vote', true, NULL::text, ${actor.id}, ${actor.role}, v.fingerprint, NULL::text, ${decisionDataHash({ editedArgs: null, resumeData: null })}, stamp.at), 'UTF8')), 'hex') AS content_hash
       FROM counted v CROSS JOIN stamp
     ),
-    head AS (
-      UPDATE audit_chain_head h SET seq = h.seq + 1, prev_hash = h.hash,
-        hash = encode(sha256(decode(h.hash, 'hex') || decode(link.content_hash, 'hex')), 'hex')
-      FROM link WHERE h.id = 1
-      RETURNING h.seq, h.prev_hash, h.hash, link.content_hash
-    ),
+    ${nextChainLink},
     record AS (
       INSERT INTO decisions (id, pending_call_id, run_id, tool_call_id, kind, approved, reason, actor_id, actor_role, fingerprint, args,
         created_at, tool_name, chain_seq, content_hash, prev_hash, hash)

@@ -249,6 +249,19 @@ export const decisionEvents = (decision: DecisionSummary) => Prisma.sql`
   ),
   events AS (INSERT INTO run_events (run_id, chunk) SELECT root.id, chunk FROM chunks CROSS JOIN root ORDER BY n)`;
 
+/**
+ * The CTE `head`: appends the content hash that the statement's CTE `link` computed to the audit
+ * hash chain (lib/audit/chain.ts) by updating the one-row `audit_chain_head`, whose row lock orders
+ * the links. Returns the new link (`seq`, `prev_hash`, `hash`, `content_hash`), or no row when
+ * `link` has none (nothing was claimed).
+ */
+export const nextChainLink = Prisma.sql`head AS (
+    UPDATE audit_chain_head h SET seq = h.seq + 1, prev_hash = h.hash,
+      hash = encode(sha256(decode(h.hash, 'hex') || decode(link.content_hash, 'hex')), 'hex')
+    FROM link WHERE h.id = 1
+    RETURNING h.seq, h.prev_hash, h.hash, link.content_hash
+  )`;
+
 /** The run a close statement handed over to its caller, if any. */
 export function continuation(rows: ContinuationRow[]): RunRecord | null {
   const [row] = rows;
