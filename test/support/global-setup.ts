@@ -3,10 +3,18 @@ import { startEmbeddedPostgres } from '../../lib/db/embedded';
 import { migrate } from '../../lib/db/migrate';
 import { resetDatabase } from './reset';
 
+const DEFAULT_PORT = 54339;
+
+/** Where the embedded test server on `port` keeps its data: one folder per port. */
+function testDatabase(port: number): { dir: string; port: number } {
+  return { dir: port === DEFAULT_PORT ? '.data/pg-test' : `.data/pg-test-${port}`, port };
+}
+
 /**
  * Starts a real PostgreSQL for the integration tests: `TEST_DATABASE_URL` when set (its public
- * schema is wiped!), else an embedded one under .data/pg-test. Migrates it and hands the URL to the
- * tests. `DATABASE_URL` is never used here: it names the app's database, which a test run must not wipe.
+ * schema is wiped!), else an embedded one on TEST_PG_PORT (54339) under .data/pg-test, or under
+ * .data/pg-test-<port> on another port, so two runs in one checkout do not share a data folder.
+ * Migrates it and hands the URL to the tests. `DATABASE_URL` is never used here: it names the app's database, which a test run must not wipe.
  */
 export default async function setup(project: TestProject) {
   const external = process.env.TEST_DATABASE_URL;
@@ -15,7 +23,7 @@ export default async function setup(project: TestProject) {
   }
   const db = external
     ? { url: external, stop: async () => {} }
-    : await startEmbeddedPostgres({ dir: '.data/pg-test', port: Number(process.env.TEST_PG_PORT ?? 54339) });
+    : await startEmbeddedPostgres(testDatabase(Number(process.env.TEST_PG_PORT ?? DEFAULT_PORT)));
   await resetDatabase(db.url);
   await migrate(db.url);
   project.provide('databaseUrl', db.url);
