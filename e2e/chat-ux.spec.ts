@@ -37,6 +37,25 @@ test.describe('chat: focus and keyboard', () => {
     expect(await db.recordExists('rec-47')).toBe(true);
   });
 
+  test('on a Mac the decline hint names ⌘+Enter, and ⌘+Enter declines', async ({ chat, page, db }) => {
+    // What a Mac's Chromium reports; the page reads it after hydration.
+    await page.addInitScript(() => {
+      Object.defineProperty(navigator, 'platform', { get: () => 'MacIntel' });
+      Object.defineProperty(navigator, 'userAgentData', { get: () => ({ platform: 'macOS' }) });
+    });
+    await chat.open();
+    await chat.send('delete record rec-48');
+    const card = chat.approvalCard('delete-record');
+    await expect(card).toHaveAttribute('data-state', 'pending');
+    await card.getByTestId('decline-button').click();
+    await expect(card.getByText('⌘+Enter declines · Esc cancels')).toBeVisible();
+    await card.getByTestId('decline-reason').fill('kept on the Mac');
+    await card.getByTestId('decline-reason').press('Meta+Enter');
+    await expect(card).toHaveAttribute('data-state', 'declined');
+    await expect(chat.lastAssistant()).toContainText('kept on the Mac');
+    expect(await db.recordExists('rec-48')).toBe(true);
+  });
+
   test('a pending card scrolled out of view gets a sticky reminder that jumps to it', async ({ chat, page }) => {
     await page.setViewportSize(MOBILE);
     await chat.open();

@@ -14,6 +14,7 @@ import { cn } from '@/components/ui/cn';
 import { callTitle, formatValue, personName, revealBidi, type People } from '@/components/ui/describe';
 import { Textarea } from '@/components/ui/textarea';
 import { LocalTime } from '@/components/ui/time';
+import { useModifierKeyLabel } from '@/components/ui/modifier-key';
 import { readableErrorText } from '@/components/ui/readable';
 
 export type ApprovalCardProps = CardProps<ApprovalCardData>;
@@ -39,6 +40,7 @@ export function ApprovalCard({ data, tool, viewerId, people, acting, disabled, o
   const mayDecide = data.approvers === 'requester' && !escalated;
   const chain = data.chain && data.chain.length > 2 ? data.chain.join(' › ') : null;
   const busy = acting || disabled;
+  const modifierKey = useModifierKeyLabel();
 
   const closeDeclineForm = () => {
     setDeclining(false);
@@ -171,7 +173,7 @@ export function ApprovalCard({ data, tool, viewerId, people, acting, disabled, o
               Cancel
             </Button>
             <span id={`${reasonId}-keys`} className="self-center text-xs text-muted-foreground">
-              Ctrl+Enter declines · Esc cancels
+              {modifierKey}+Enter declines · Esc cancels
             </span>
           </div>
         </div>

@@ -16,6 +16,7 @@ import { PersonLabel } from '@/components/ui/person';
 import { Textarea } from '@/components/ui/textarea';
 import { Tooltip } from '@/components/ui/tooltip';
 import { ErrorNotice } from '@/components/ui/error-notice';
+import { useModifierKeyLabel } from '@/components/ui/modifier-key';
 import { LocalTime, RelativeTime } from '@/components/ui/time';
 
 export type DetailMode = 'idle' | 'decline' | 'edit';
@@ -61,6 +62,7 @@ export function InboxDetail(props: InboxDetailProps) {
   const reasonId = useId();
   const reasonRef = useRef<HTMLTextAreaElement>(null);
   const busy = acting !== null;
+  const modifierKey = useModifierKeyLabel();
   const cannot = item.kind === 'approval' ? whyCannotDecide(item, { id: viewerId, role: viewerRole }) : null;
   const question = item.kind === 'suspension' ? (questionText(item.suspendPayload) ?? 'The tool needs more information.') : null;
 
@@ -242,7 +244,7 @@ export function InboxDetail(props: InboxDetailProps) {
               Cancel
             </Button>
             <span id={`${reasonId}-keys`} className="self-center text-xs text-muted-foreground">
-              Ctrl+Enter declines · Esc cancels
+              {modifierKey}+Enter declines · Esc cancels
             </span>
           </div>
         </div>

@@ -2,8 +2,12 @@
 
 import * as Dialog from '@radix-ui/react-dialog';
 import { Keyboard, X } from 'lucide-react';
+import { useModifierKeyLabel } from '@/components/ui/modifier-key';
 
-/** Every keyboard shortcut of the inbox, as the `?` sheet lists them (the view's key handler follows this list). */
+/**
+ * Every keyboard shortcut of the inbox, as the `?` sheet lists them (the view's key handler follows
+ * this list). `Ctrl` is shown as ⌘ on Apple platforms, where the handlers accept either.
+ */
 export const INBOX_SHORTCUTS: { group: string; keys: string[]; action: string }[] = [
   { group: 'Move', keys: ['j', '↓'], action: 'Next call' },
   { group: 'Move', keys: ['k', '↑'], action: 'Previous call' },
@@ -11,7 +15,7 @@ export const INBOX_SHORTCUTS: { group: string; keys: string[]; action: string }[
   { group: 'Move', keys: ['/'], action: 'Search' },
   { group: 'Decide', keys: ['a'], action: 'Approve the open call' },
   { group: 'Decide', keys: ['d'], action: 'Decline the open call (asks for a reason)' },
-  { group: 'Decide', keys: ['Ctrl', 'Enter'], action: 'Send the decline, from its reason (⌘+Enter on a Mac)' },
+  { group: 'Decide', keys: ['Ctrl', 'Enter'], action: 'Send the decline, from its reason' },
   { group: 'Decide', keys: ['e'], action: 'Approve with edits' },
   { group: 'Decide', keys: ['w'], action: 'Withdraw your own request' },
   { group: 'Select', keys: ['x'], action: 'Select or unselect the open call' },
@@ -25,6 +29,7 @@ export const INBOX_SHORTCUTS: { group: string; keys: string[]; action: string }[
 /** The `?` sheet: every inbox shortcut, in a labelled dialog (Radix: focus trap, Esc closes, focus returns). */
 export function ShortcutsDialog({ open, onOpenChange }: { open: boolean; onOpenChange: (open: boolean) => void }) {
   const groups = [...new Set(INBOX_SHORTCUTS.map((shortcut) => shortcut.group))];
+  const modifierKey = useModifierKeyLabel();
   return (
     <Dialog.Root open={open} onOpenChange={onOpenChange}>
       <Dialog.Trigger asChild>
@@ -71,7 +76,7 @@ export function ShortcutsDialog({ open, onOpenChange }: { open: boolean; onOpenC
                       <dd className="flex shrink-0 gap-1">
                         {shortcut.keys.map((key) => (
                           <kbd key={key} className="rounded border border-border bg-muted px-1.5 py-0.5 font-mono text-xs">
-                            {key}
+                            {key === 'Ctrl' ? modifierKey : key}
                           </kbd>
                         ))}
                       </dd>
