@@ -7,15 +7,25 @@ import { ApiError } from '../lib/http/errors';
 import { createPrismaClient } from '../lib/store/db';
 import { openDatabase } from './database';
 
-let values: { email?: string; name?: string };
+const USAGE = `Usage: npm run admin:create -- --email you@example.com --name "Your Name"
+
+Creates an admin account in the app's database (DATABASE_URL, else the embedded PostgreSQL under
+.data/pg) and prints its temporary password once. Exit codes: 0 created, 1 the email is taken
+(EMAIL_TAKEN), 2 a missing or unknown option.`;
+
+let values: { email?: string; name?: string; help?: boolean };
 try {
-  ({ values } = parseArgs({ options: { email: { type: 'string' }, name: { type: 'string' } } }));
+  ({ values } = parseArgs({ options: { email: { type: 'string' }, name: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }));
 } catch (error) {
-  console.error((error as Error).message);
+  console.error(`${(error as Error).message}\n\n${USAGE}`);
   process.exit(2);
 }
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 if (!values.email || !values.name) {
-  console.error('Usage: npm run admin:create -- --email you@example.com --name "Your Name"');
+  console.error(USAGE);
   process.exit(2);
 }
 
