@@ -1,5 +1,9 @@
+import pg from 'pg';
+import { migrate } from '../lib/db/migrate';
+import { E2E_DATABASE_URL, extraPort } from './config';
+import { startServer } from './servers';
 import { ACCOUNTS, contextAs, expect, test } from './support';
-import { DESKTOP, MOBILE, screenshotBoth } from './ui';
+import { checkAccessible, DESKTOP, MOBILE, screenshotBoth } from './ui';
 
 test.describe('navigation', () => {
   test('an admin has Inbox, Audit and Sign out on every page, at 1280 and at 390 px; the links and Sign out work', async ({ browser }) => {
@@ -83,5 +87,43 @@ test.describe('navigation', () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(MOBILE.width);
     await screenshotBoth(page, 'audit-item-open');
     await alex.close();
+  });
+});
+
+test.describe('first run', () => {
+  test('on a database without any account the sign-in page says how the first admin is made; once an account exists it does not', async ({ browser }) => {
+    // A second server on a database of its own, migrated but never seeded: what `npm start` leaves.
+    const url = new URL(E2E_DATABASE_URL);
+    url.pathname = '/countersign_first_run';
+    const admin = new pg.Client({ connectionString: E2E_DATABASE_URL });
+    await admin.connect();
+    await admin.query('DROP DATABASE IF EXISTS countersign_first_run WITH (FORCE)');
+    await admin.query('CREATE DATABASE countersign_first_run');
+    await migrate(url.toString());
+    const server = await startServer({ port: extraPort(1), env: { DATABASE_URL: url.toString() } });
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.setViewportSize(DESKTOP);
+      await page.goto(`${server.url}/sign-in`);
+      await expect(page.getByTestId('no-accounts')).toContainText('No account exists yet');
+      await expect(page.getByTestId('no-accounts')).toContainText('npm run admin:create');
+      await checkAccessible(page, 'sign-in-no-accounts');
+      await page.setViewportSize(MOBILE);
+      await screenshotBoth(page, 'sign-in-no-accounts');
+
+      const fresh = new pg.Client({ connectionString: url.toString() });
+      await fresh.connect();
+      await fresh.query(`INSERT INTO users (id, name, email, email_verified, role) VALUES ('first', 'First Admin', 'first@example.com', true, 'admin')`);
+      await fresh.end();
+      await page.reload();
+      await expect(page.getByTestId('sign-in-submit')).toBeVisible();
+      await expect(page.getByTestId('no-accounts')).toHaveCount(0);
+    } finally {
+      await context.close();
+      await server.kill();
+      await admin.query('DROP DATABASE IF EXISTS countersign_first_run WITH (FORCE)');
+      await admin.end();
+    }
   });
 });

@@ -2,6 +2,7 @@ import type { Metadata } from 'next';
 import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { SignInForm } from '@/components/auth/sign-in-form';
+import { accountsExist } from '@/lib/admin/first-admin';
 import { actorFromHeaders } from '@/lib/auth/session';
 import { DEMO_ACCOUNTS, DEMO_PASSWORD } from '@/lib/demo/seed';
 import { env } from '@/lib/env';
@@ -20,7 +21,12 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
   const demo = env().NODE_ENV !== 'production' || env().COUNTERSIGN_SHOW_DEMO_ACCOUNTS;
   return (
     <main className="flex min-h-dvh items-center justify-center p-4">
-      <SignInForm next={next} demoAccounts={demo ? DEMO_ACCOUNTS.map(({ email, name, role }) => ({ email, name, role })) : []} demoPassword={demo ? DEMO_PASSWORD : null} />
+      <SignInForm
+        next={next}
+        demoAccounts={demo ? DEMO_ACCOUNTS.map(({ email, name, role }) => ({ email, name, role })) : []}
+        demoPassword={demo ? DEMO_PASSWORD : null}
+        noAccounts={!(await accountsExist())}
+      />
     </main>
   );
 }

@@ -12,10 +12,12 @@ export interface SignInFormProps {
   /** Seeded local accounts, shown outside production to make trying the app easy. */
   demoAccounts: { email: string; name: string; role: string }[];
   demoPassword: string | null;
+  /** The database has no account yet (a fresh `npm start`): say how the first admin is made. */
+  noAccounts: boolean;
 }
 
 /** Email and password sign-in (better-auth). */
-export function SignInForm({ next, demoAccounts, demoPassword }: SignInFormProps) {
+export function SignInForm({ next, demoAccounts, demoPassword, noAccounts }: SignInFormProps) {
   const router = useRouter();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -42,6 +44,16 @@ export function SignInForm({ next, demoAccounts, demoPassword }: SignInFormProps
         <Signature className="size-6 text-primary" aria-hidden />
         <h1 className="text-xl font-semibold">Sign in to Countersign</h1>
       </div>
+      {noAccounts ? (
+        <section className="rounded-lg border border-border bg-muted p-3 text-sm" aria-label="First sign-in" data-testid="no-accounts">
+          <p className="font-medium">No account exists yet.</p>
+          <p className="mt-1 text-muted-foreground">
+            Whoever runs this server creates the first admin with{' '}
+            <code className="font-mono text-xs text-foreground">npm run admin:create -- --email you@example.com --name &quot;Your Name&quot;</code>, signs in
+            with the temporary password it prints, and adds everyone else at /admin/users.
+          </p>
+        </section>
+      ) : null}
       <form onSubmit={submit} className="space-y-4" aria-describedby={error ? 'sign-in-error' : undefined}>
         <div className="space-y-1.5">
           <label htmlFor="email" className="text-sm font-medium">

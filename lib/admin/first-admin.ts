@@ -44,3 +44,13 @@ export async function createAdminAccount(
   }
   return { userId, email, temporaryPassword: password };
 }
+
+/**
+ * Whether the database has any account at all: the sign-in page of a fresh production database
+ * (no account yet) says how the first admin is made instead of offering a form nobody can use.
+ *
+ * @returns true when at least one user row exists (deactivated ones included)
+ */
+export async function accountsExist(db: PrismaClient = prisma()): Promise<boolean> {
+  return (await db.user.findFirst({ select: { id: true } })) !== null;
+}
