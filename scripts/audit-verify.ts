@@ -3,7 +3,9 @@
 // names the first broken link.
 // `npm run audit:verify -- --file <export.jsonl|export.csv>` checks a downloaded export offline
 // instead (no database): every entry's hashes, the links between consecutive entries, the link
-// numbers, and the header and end line that show the file is whole.
+// numbers, and the header and end line that show the file is whole; in a CSV also that each readable
+// column the hash covers shows what the hashed entry holds. What the file shows outside any hash (a
+// CSV's agentId, requester and why, and a sub-agent's top-level run) is named in the report.
 // Exit code 0 when the chain (or the export) holds, 1 when it does not, 2 when it could not be
 // checked (a bad command line, a file that cannot be read, a database that cannot be reached).
 import { readFile } from 'node:fs/promises';

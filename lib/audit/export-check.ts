@@ -54,6 +54,15 @@ export interface ExportReport {
    * cut off its end. False for a file without one (an export of format 1, or loose entry lines).
    */
   complete: boolean;
+  /**
+   * What a CSV shows that no hash covers, so the verifier could not check it (null for JSON Lines,
+   * whose entry lines hold nothing outside the hash). `columns`: the readable columns no hash covers
+   * in any row (`agentId`, `requester`, `why`). `subAgentRows`: rows of a sub-agent's call, whose
+   * `runId` cell names the top-level run and whose `toolCallId` cell is the qualified id
+   * (`<delegation id>~…~<own id>`); the hash covers the sub-agent run's id and the call's own id
+   * (both in `chainEntry`), so the top-level run and the delegation path are not checked there.
+   */
+  notCovered: { columns: string[]; subAgentRows: number } | null;
   problems: ExportProblem[];
 }
 
@@ -110,6 +119,8 @@ export class ExportChecker {
   lastLine = 0;
   /** The last line that held an entry (0: none yet), so a header after entries is refused. */
   lastEntryLine = 0;
+  /** What the file shows outside the hash (set by the CSV reader; see ExportReport.notCovered). */
+  notCovered: ExportReport['notCovered'] = null;
 
   /** An entry line (or row) after the end line: the file was added to after the export. */
   afterEnd(line: number): boolean {
@@ -208,6 +219,7 @@ export class ExportChecker {
       filters: this.filters,
       reachesHead,
       complete,
+      notCovered: this.notCovered,
       problems: this.problems,
     };
   }
@@ -278,5 +290,15 @@ export function describeExportReport(report: ExportReport): string[] {
   }
   if (report.head) out.push(`Chain head at export: link ${report.head.seq} ${report.head.hash}${report.reachesHead ? ' (in the file)' : ''}.`);
   if (report.unchained > 0) out.push(`${report.unchained} entries are older than the chain and not covered by it.`);
+  if (report.notCovered) {
+    const { columns, subAgentRows } = report.notCovered;
+    out.push(
+      `Not covered by any hash, so not checked (what the exporter wrote): the columns ${columns.join(', ')}${
+        subAgentRows > 0
+          ? `; and in ${subAgentRows} ${subAgentRows === 1 ? "row of a sub-agent's call" : "rows of sub-agent calls"}, runId (the top-level run) and the delegation path before the last ~ of toolCallId (chainEntry holds the sub-agent run's id and the call's own id, which are checked)`
+          : ''
+      }.`,
+    );
+  }
   return out;
 }

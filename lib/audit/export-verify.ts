@@ -1,4 +1,5 @@
 import { parse } from 'csv-parse/sync';
+import { CALL_ID_SEPARATOR } from '@/lib/agent/call-id';
 import { ExportChecker, type ExportReport } from './export-check';
 import {
   anyHeaderLineSchema,
@@ -29,6 +30,10 @@ import {
  * consecutive links is one piece of the chain. A filtered export has gaps (entries that did not
  * match the filter), so it cannot prove that nothing matching is missing; compare a run's last
  * hash with the live chain (`GET /api/audit/verify` reports the head) to tie it to the database.
+ *
+ * Every field of an entry line is covered by the entry's hashes (content hash, fingerprints, link
+ * hash) or, for the link number, checked against its neighbours and the head, so the report's
+ * `notCovered` is null.
  *
  * @param text the file's content (UTF-8 text, one JSON object per line; blank lines are skipped)
  * @returns the report; `problems` name each bad entry by line, id and link number
@@ -90,33 +95,97 @@ export function verifyJsonLinesExport(text: string): ExportReport {
   return checker.report();
 }
 
+/** A readable column of the CSV export. */
+type CsvColumn = (typeof CSV_COLUMNS)[number];
+
 /**
- * Readable CSV columns the hash covers, and the entry field each shows. The export prefixes a cell
+ * Whether a cell shows `value` as the export writes it (csvCellText). The export prefixes a cell
  * starting with a formula character with `'` (OWASP CSV injection), so a cell may differ by that.
  */
-const COVERED_COLUMNS: Record<string, (entry: DecisionLine) => unknown> = {
-  at: (e) => e.createdAt,
-  actorId: (e) => e.actorId,
-  actorRole: (e) => e.actorRole,
-  kind: (e) => e.kind,
-  approved: (e) => e.approved,
-  reason: (e) => e.reason,
-  fingerprint: (e) => e.fingerprint,
-  args: (e) => e.args,
-  editedArgs: (e) => e.editedArgs,
-  editedFingerprint: (e) => e.editedFingerprint,
-  resumeData: (e) => e.resumeData,
+function shows(cell: string | undefined, value: unknown): boolean {
+  const text = csvCellText(value);
+  return cell === text || cell === `'${text}`;
+}
+
+/** A column that shows one field of the entry, as it is. */
+const field =
+  (read: (entry: DecisionLine) => unknown) =>
+  (cell: string, entry: DecisionLine): boolean =>
+    shows(cell, read(entry));
+
+/**
+ * The row of a sub-agent's call: its `toolCallId` cell is the qualified id people address the call
+ * by (`<delegation id>~…~<own id>`, lib/agent/call-id.ts), ending with the entry's own call id, and
+ * its `runId` cell names the top-level run, never the sub-agent's own run the entry holds. An entry
+ * older than the chain is never one: nothing of it is covered (and older rows were addressed otherwise).
+ */
+function isSubAgentRow(record: Record<string, string>, entry: DecisionLine): boolean {
+  return entry.seq !== null && (record.toolCallId ?? '').endsWith(`${CALL_ID_SEPARATOR}${entry.toolCallId}`) && !shows(record.runId, entry.runId);
+}
+
+/**
+ * Every readable column of the CSV export and how the verifier checks it against the entry its hash
+ * covers (`chainEntry` with the link columns): a check, true when the cell shows what the entry
+ * holds, or `not covered` for a column that shows what no hash covers (named in the report). Typed
+ * over CSV_COLUMNS, so a column added to the export must be given one or the other.
+ */
+const CSV_COLUMN_CHECKS: Record<CsvColumn, ((cell: string, entry: DecisionLine, record: Record<string, string>) => boolean) | 'not covered'> = {
+  at: field((e) => e.createdAt),
+  actorId: field((e) => e.actorId),
+  actorRole: field((e) => e.actorRole),
+  kind: field((e) => e.kind),
+  approved: field((e) => e.approved),
+  reason: field((e) => e.reason),
+  // An entry older than the chain may have no tool name (it was not stored then); the cell is the call's.
+  toolName: (cell, e) => e.toolName === null || shows(cell, e.toolName),
+  agentId: 'not covered',
+  requester: 'not covered',
+  // A call addressed by its own id is a top-level call: the row's run is the entry's run. A sub-agent's
+  // row names the top-level run, which no hash covers (counted in the report's notCovered).
+  runId: (cell, e, record) => e.seq === null || !shows(record.toolCallId, e.toolCallId) || shows(cell, e.runId),
+  // The entry's own call id, or a sub-agent's qualified id ending with it (the path before is not covered).
+  toolCallId: (cell, e, record) => e.seq === null || shows(cell, e.toolCallId) || isSubAgentRow(record, e),
+  fingerprint: field((e) => e.fingerprint),
+  args: field((e) => e.args),
+  editedArgs: field((e) => e.editedArgs),
+  editedFingerprint: field((e) => e.editedFingerprint),
+  resumeData: field((e) => e.resumeData),
+  why: 'not covered',
 };
+
+/** The readable columns no hash covers, in the export's order. */
+const NOT_COVERED_COLUMNS = CSV_COLUMNS.filter((column) => CSV_COLUMN_CHECKS[column] === 'not covered');
+
+/**
+ * The line breaks in a row's cells, counted as csv-parse counts lines (every CR and every LF: a CRLF
+ * inside a quoted cell is two lines to it, while a CRLF between rows is one) and as an editor shows
+ * them (a CRLF, a lone CR and a lone LF one line each).
+ */
+function lineBreaks(record: Record<string, string>): { parser: number; editor: number } {
+  let parser = 0;
+  let editor = 0;
+  for (const cell of Object.values(record)) {
+    parser += cell.match(/[\r\n]/g)?.length ?? 0;
+    editor += cell.match(/\r\n|\r|\n/g)?.length ?? 0;
+  }
+  return { parser, editor };
+}
 
 /**
  * Verifies a CSV audit export offline: each row's `chainEntry` (the entry as JSON) and link columns
- * are checked as verifyJsonLinesExport checks a line, and the readable columns the hash covers
- * (time, actor, outcome, reason, fingerprints, arguments, answer) must show the same values. Other
- * readable columns (agent, requester, why, thread) are not covered by the chain. A CSV has no
- * header line with the chain head.
+ * are checked as verifyJsonLinesExport checks a line, and every readable column the hash covers
+ * must show what `chainEntry` holds (`column_changed` otherwise): time, actor and role, kind,
+ * outcome, reason, tool name, run and call id, fingerprints, arguments, answer, and the `id`
+ * column. The run and call id are the ones people address the call by: for a sub-agent's call the
+ * top-level run and the qualified id `<delegation id>~…~<own id>`, of which the hash covers only the
+ * own id (the sub-agent's run id is in `chainEntry`). The columns `agentId`, `requester` and `why`
+ * are covered by no hash. The report's `notCovered` names those columns and counts the sub-agent
+ * rows. Entries older than the chain (no link) are covered by nothing; their run and call id are
+ * not compared. A CSV has no header line with the chain head.
  *
- * @param text the file's content (RFC 4180, a header row first)
- * @returns the report; `problems` name each bad row by the file line it starts on, id and link number
+ * @param text the file's content (RFC 4180, a header row first; rows end with CRLF or LF)
+ * @returns the report; `problems` name each bad row by the line an editor shows it starting on (a
+ *   CRLF, lone CR or lone LF inside a quoted cell is one line), its id and link number
  */
 export function verifyCsvExport(text: string): ExportReport {
   const checker = new ExportChecker();
@@ -148,9 +217,16 @@ export function verifyCsvExport(text: string): ExportReport {
   }
   // A CSV export always ends with its end row (the CSV has no header line to name a format).
   checker.endExpected = true;
+  const notCovered = { columns: [...NOT_COVERED_COLUMNS], subAgentRows: 0 };
+  checker.notCovered = notCovered;
+  // Lines csv-parse counted in earlier rows' cells that an editor does not show (one per CRLF).
+  let overcounted = 0;
   records.forEach(({ record, info }) => {
-    // The line the row starts on: where it ends, less the line breaks inside its quoted cells.
-    const line = info.lines - Object.values(record).reduce((breaks, cell) => breaks + (cell.match(/\n/g)?.length ?? 0), 0);
+    // The line the row starts on: where csv-parse says it ends, less the line breaks inside its
+    // quoted cells as csv-parse counts them, less what it over-counted in the rows before.
+    const breaks = lineBreaks(record);
+    const line = info.lines - breaks.parser - overcounted;
+    overcounted += breaks.parser - breaks.editor;
     checker.lastLine = line;
     if (checker.afterEnd(line)) return;
     let value: unknown;
@@ -189,13 +265,12 @@ export function verifyCsvExport(text: string): ExportReport {
       checker.unreadable(line, `Line ${line} has an unreadable chainSeq.`, entry.id);
       return;
     }
-    for (const [column, field] of Object.entries({ id: (e: DecisionLine) => e.id, ...COVERED_COLUMNS })) {
-      const cell = record[column] ?? '';
-      const expected = csvCellText(field(entry));
-      if (cell !== expected && cell !== `'${expected}`) {
-        checker.problems.push({ line, id: entry.id, seq: entry.seq, problem: 'column_changed', message: `Line ${line}'s ${column} does not match the entry its hash covers.` });
-      }
+    const columns = [['id', field((e) => e.id)] as const, ...Object.entries(CSV_COLUMN_CHECKS)];
+    for (const [column, check] of columns) {
+      if (check === 'not covered' || check(record[column] ?? '', entry, record)) continue;
+      checker.problems.push({ line, id: entry.id, seq: entry.seq, problem: 'column_changed', message: `Line ${line}'s ${column} does not match the entry its hash covers.` });
     }
+    if (isSubAgentRow(record, entry)) notCovered.subAgentRows += 1;
     checker.add(entry, line);
   });
   return checker.report();

@@ -10,8 +10,9 @@ import type { DecisionRow, EventRow } from './chain';
  * its fingerprint covers, and the edited arguments and answer, which its `dataHash` covers) — and
  * its link: `seq`, `contentHash`, `prevHash`, `hash`. Nothing else, so no byte of an entry line is
  * outside what the verifier checks. The CSV export has the readable columns plus the same link
- * columns and a `chainEntry` column with the entry as JSON; the verifier also compares the readable
- * columns that the hash covers with it.
+ * columns and a `chainEntry` column with the entry as JSON; the verifier also compares every
+ * readable column the hash covers with it, and names the ones it cannot check (agentId, requester,
+ * why, and a sub-agent's top-level run and delegation path: CSV_COLUMN_CHECKS in ./export-verify.ts).
  *
  * Pure functions: no database, so `npm run audit:verify -- --file` runs anywhere.
  */
@@ -67,7 +68,11 @@ export const eventLineSchema = z.strictObject({
   createdAt: isoTime,
 });
 
-/** The CSV export's readable columns, in order. */
+/**
+ * The CSV export's readable columns, in order. `runId` and `toolCallId` are the run and call id people
+ * address the call by (for a sub-agent's call the top-level run and the qualified id); `agentId`,
+ * `requester` and `why` are covered by no hash. ./export-verify.ts says for each how it is checked.
+ */
 export const CSV_COLUMNS = ['at', 'actorId', 'actorRole', 'kind', 'approved', 'reason', 'toolName', 'agentId', 'requester', 'runId', 'toolCallId', 'fingerprint', 'args', 'editedArgs', 'editedFingerprint', 'resumeData', 'why'] as const;
 /** The hash chain columns after the readable ones: the link, and the entry as the hash covers it (JSON). */
 export const CSV_CHAIN_COLUMNS = ['id', 'chainSeq', 'contentHash', 'prevHash', 'hash', 'chainEntry'] as const;

@@ -393,4 +393,58 @@ describe('audit exports with the hash chain', () => {
     expect(verifyJsonLinesExport(file(line))).toMatchObject({ ok: true, entries: 1, complete: true, reachesHead: true });
     expect(verifyJsonLinesExport(file(line.replace('export test', 'expert test'))).problems).toEqual([expect.objectContaining({ id, problem: 'content_changed' })]);
   });
+
+  // Last in the file: it writes decisions (of its own tool), which moves the chain head past the earlier tests' files.
+  it('a CSV row’s tool name, run and call id are compared with the entry; a sub-agent’s row shows its top-level run, which is named as not covered', async () => {
+    const subToolId = `${toolId}-sub`;
+    const subTool = createTool({ id: subToolId, description: 'needs approval', inputSchema: z.object({ n: z.string() }), requireApproval: true, execute: ({ n }) => ({ ok: n }) });
+    const store = new PrismaAgentStore(db);
+    const sub = new Agent({ id: 'export-sub', name: 'Sub', instructions: 'sub', model: new ScriptedModel(), tools: [subTool], store });
+    const top = new Agent({ id: 'export-top', name: 'Top', instructions: 'top', model: new ScriptedModel(), tools: [subTool], agents: { sub }, store });
+    // One call of the top-level agent itself, one of its sub-agent's.
+    for (const prompt of [`/tool ${subToolId} {"n":"top"}`, `/tool agent-sub ${JSON.stringify({ prompt: `/tool ${subToolId} {"n":"below"}` })}`]) {
+      const run = await top.generate(prompt, { threadId: newThreadId(), resourceId: user.id });
+      expect(run.finishReason).toBe('suspended');
+      await top.approveToolCallGenerate({ runId: run.runId, toolCallId: run.suspendedToolCalls[0].toolCallId, actor: user });
+    }
+    const csv = await text(auditCsvStream(auditQuerySchema.parse({ format: 'csv', toolName: subToolId }), db));
+    // The rows as the export wrote them: the sub-agent's shows the top-level run and the qualified call id.
+    const rows: Record<string, string>[] = (await import('csv-parse/sync')).parse(csv, { columns: true, record_delimiter: ['\r\n', '\n'] });
+    const [below, own] = [rows.find((row) => row.toolCallId.includes('~'))!, rows.find((row) => row.id && !row.toolCallId.includes('~'))!];
+    const belowEntry = JSON.parse(below.chainEntry) as { runId: string; toolCallId: string };
+    const ownEntry = JSON.parse(own.chainEntry) as { runId: string; toolCallId: string };
+    expect(below.runId).not.toBe(belowEntry.runId);
+    expect(below.toolCallId.endsWith(`~${belowEntry.toolCallId}`)).toBe(true);
+    expect([own.runId, own.toolCallId]).toEqual([ownEntry.runId, ownEntry.toolCallId]);
+
+    // Each readable cell edited on its own, as an auditor's copy might be: named by line, entry and column.
+    const { stringify } = await import('csv-stringify/sync');
+    const edit = (row: Record<string, string>, cells: Record<string, string>) =>
+      stringify([Object.keys(rows[0]), ...rows.map((r) => Object.values(r === row ? { ...r, ...cells } : r))], { record_delimiter: 'windows' });
+    const line = (row: Record<string, string>) => rows.indexOf(row) + 2;
+    for (const [row, cells, column] of [
+      [own, { toolName: 'delete-everything' }, 'toolName'],
+      [below, { toolName: 'delete-everything' }, 'toolName'],
+      [own, { runId: below.runId }, 'runId'],
+      [own, { toolCallId: 'call-forged' }, 'toolCallId'],
+      [below, { toolCallId: below.toolCallId.replace(/[^~]+$/, 'call-forged') }, 'toolCallId'],
+      // A sub-agent's call passed off as the top-level run's own: its run would be the entry's.
+      [below, { toolCallId: belowEntry.toolCallId }, 'runId'],
+    ] as const) {
+      const edited = verifyCsvExport(edit(row, cells));
+      expect(edited.problems, JSON.stringify(cells)).toEqual([
+        expect.objectContaining({ line: line(row), id: row.id, problem: 'column_changed', message: `Line ${line(row)}'s ${column} does not match the entry its hash covers.` }),
+      ]);
+    }
+
+    // The file as exported holds, and says what it shows that no hash covers.
+    const report = verifyCsvExport(csv);
+    expect(report).toMatchObject({ ok: true, entries: 2, complete: true, notCovered: { columns: ['agentId', 'requester', 'why'], subAgentRows: 1 } });
+    expect(describeExportReport(report).join('\n')).toContain('in 1 row of a sub-agent\'s call, runId (the top-level run)');
+    const file = path.join(dir, 'sub-agent.csv');
+    await writeFile(file, csv);
+    const cli = await verifyCli(file);
+    expect(cli.code, cli.out).toBe(0);
+    expect(cli.out).toContain('Not covered by any hash');
+  }, 60_000);
 });
