@@ -189,4 +189,27 @@ test.describe('agents HTTP API (the seed framework’s routes and shapes)', () =
     const noAgent = await request.post('/api/agents/nobody/stream', { data: { messages: 'hi', ...ids() } });
     expect(noAgent.status()).toBe(404);
   });
+
+  test('a thread id the chat cannot open (space, /, %, ?, #, 150 characters) is 400 on every route that takes one, and no thread is written', async ({ request, db }) => {
+    const tag = crypto.randomUUID();
+    const bad = [`bad ${tag}`, `bad/${tag}`, `bad%${tag}`, `bad?x#${tag}`, `bad-${tag}-`.padEnd(150, 'x')];
+    for (const threadId of bad) {
+      const refusals = [
+        ['stream', await request.post(`${agent}/stream`, { data: { messages: 'look up customer cus-1', threadId, resourceId: 'user-ada' } })],
+        ['stream, memory form', await request.post(`${agent}/stream`, { data: { messages: 'look up customer cus-1', memory: { thread: threadId, resource: 'user-ada' } } })],
+        ['generate', await request.post(`${agent}/generate`, { data: { messages: 'look up customer cus-1', threadId, resourceId: 'user-ada' } })],
+        ['send-tool-approval', await request.post(`${agent}/send-tool-approval`, { data: { threadId, resourceId: 'user-ada', approved: true } })],
+        ['suspended-runs', await request.get(`${agent}/suspended-runs?threadId=${encodeURIComponent(threadId)}`)],
+        ['rename', await request.patch(`/api/threads/${encodeURIComponent(threadId)}`, { data: { title: 'x' } })],
+        ['delete', await request.delete(`/api/threads/${encodeURIComponent(threadId)}`)],
+        ['chat messages', await request.get(`/api/chat/${encodeURIComponent(threadId)}`)],
+      ] as const;
+      for (const [route, response] of refusals) {
+        expect(response.status(), `${route} with ${JSON.stringify(threadId)}`).toBe(400);
+        expect((await response.json()).error, route).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringContaining('a thread id is 1–100 letters, digits, - or _') });
+      }
+    }
+    expect(await db.query('SELECT id FROM threads WHERE id = ANY($1) OR id LIKE $2', [bad, `%${tag}%`])).toEqual([]);
+    expect(await db.query('SELECT id FROM runs WHERE thread_id = ANY($1) OR thread_id LIKE $2', [bad, `%${tag}%`])).toEqual([]);
+  });
 });

@@ -45,12 +45,17 @@ test.describe('thread list', () => {
     await expect(item(waiting).getByTestId('thread-pending')).toHaveCount(0);
   });
 
-  test('a thread the agents API named freely is listed with an encoded link, which answers the not-found page', async ({ chat, page, request }) => {
+  test('the agents API refuses a thread id the chat never makes; a thread stored under one earlier is listed with an encoded link, which answers the not-found page', async ({ chat, page, request, db }) => {
     const own = await startThread(request, 'look up customer cus-1');
-    // The agents API takes any thread id (as the seed framework's does); the chat itself only its own kind.
+    // The agents API once took any thread id (as the seed framework's does); now it takes only the
+    // chat's kind (THREAD_ID) and writes nothing for another.
     const odd = `api a?b#c%-${crypto.randomUUID()}`;
     const response = await request.post('/api/agents/ops-agent/generate', { data: { messages: 'look up customer cus-2', threadId: odd, resourceId: 'user-ada' } });
-    expect(response.status()).toBe(200);
+    expect(response.status()).toBe(400);
+    expect((await response.json()).error.code).toBe('BAD_REQUEST');
+    expect(await db.query('SELECT id FROM threads WHERE id = $1', [odd])).toEqual([]);
+    // A thread stored before that rule keeps its id and stays in its owner's list.
+    await db.query(`INSERT INTO threads (id, resource_id, agent_id, title) VALUES ($1, 'user-ada', 'ops-agent', 'Named freely')`, [odd]);
     await page.setViewportSize(DESKTOP);
     await chat.open(own);
     const link = page.locator(`aside [data-testid="thread-item"][data-thread-id="${odd}"]`).getByTestId('thread-link');

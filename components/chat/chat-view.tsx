@@ -183,8 +183,8 @@ export function ChatView({ threadId, agentId, resumeOnMount, initialMessages, vi
     () =>
       new ResumingTransport(() => router.refresh(), {
         api: '/api/chat',
-        // A thread id is any text up to 100 characters (the agents API lets callers choose it), so
-        // it is encoded wherever it enters a URL; the SDK's default reconnect URL does not encode it.
+        // Thread ids are THREAD_ID (letters, digits, - and _) everywhere now, so encoding changes
+        // nothing; it stays so no URL is built from unencoded text (the SDK's default does not encode).
         prepareReconnectToStreamRequest: ({ id }) => ({ api: `/api/chat/${encodeURIComponent(id)}/stream` }),
         // The server keeps the history; it only needs the newest message (and any decision).
         prepareSendMessagesRequest: ({ id, messages, body }) => ({

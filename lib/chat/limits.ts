@@ -5,8 +5,10 @@
 export const MAX_MESSAGE_CHARS = 8_000;
 
 /**
- * A thread id the chat can show: its page (`/chat/{id}`) and the inbox and audit thread pages answer
- * 404 for any other, and POST /api/chat refuses to start one (400). The chat makes UUIDs; the
- * agents API may name threads more freely, and such threads are listed but not opened in the chat.
+ * The one rule for a thread id: the chat page (`/chat/{id}`) and the inbox and audit thread pages
+ * answer 404 for any other, and every route that creates or addresses a thread — POST /api/chat, the
+ * agents API (stream, generate, send-tool-approval, the suspended-runs filter), /api/chat/{id} and
+ * /api/threads/{id} — refuses one with 400 BAD_REQUEST (its zod form: lib/chat/thread-id.ts). The
+ * chat makes UUIDs.
  */
 export const THREAD_ID = /^[A-Za-z0-9_-]{1,100}$/;

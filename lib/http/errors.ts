@@ -153,6 +153,14 @@ export function parseJson<S extends z.ZodType>(text: string, schema: S): z.infer
     throw new ApiError(400, 'JSON_TOO_DEEP', `The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`);
   }
   if (findUnstorable(value)) throw new ApiError(400, 'INVALID_TEXT', 'The request contains a NUL character or broken Unicode.');
+  return parseValue(value, schema);
+}
+
+/**
+ * Validates a value already read (a query's fields, a path's params).
+ * @throws ApiError 400 BAD_REQUEST, its message naming the first problem, zod's issues in details
+ */
+export function parseValue<S extends z.ZodType>(value: unknown, schema: S): z.infer<S> {
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new ApiError(400, 'BAD_REQUEST', invalidRequestMessage(parsed.error), parsed.error.issues);
   return parsed.data;

@@ -73,4 +73,23 @@ describe('OpenAPI document', () => {
     expect(Object.keys(schema.properties ?? {})).toEqual(expect.arrayContaining(['approved', 'reason', 'args', 'fingerprint']));
     expect(schema.required).toContain('approved');
   });
+
+  it('gives every thread id one rule: THREAD_ID as pattern, 1–100 characters, in bodies, queries and paths', () => {
+    const rule = { type: 'string', minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_-]{1,100}$' };
+    type Operation = { requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown> } }> }; parameters?: { name: string; in: string; schema: unknown }[] };
+    const operation = (route: string, method: string) => (document.paths?.[route] as Record<string, Operation> | undefined)?.[method];
+    const bodyField = (route: string, field: string) => operation(route, 'post')?.requestBody?.content['application/json'].schema.properties?.[field];
+    const parameter = (route: string, method: string, name: string) => operation(route, method)?.parameters?.find((candidate) => candidate.name === name)?.schema;
+    expect(bodyField('/api/chat', 'id')).toMatchObject(rule);
+    for (const route of ['stream', 'generate']) {
+      expect(bodyField(`/api/agents/{agentId}/${route}`, 'threadId'), route).toMatchObject(rule);
+      expect(JSON.stringify(bodyField(`/api/agents/{agentId}/${route}`, 'memory')), route).toContain(JSON.stringify(rule.pattern));
+    }
+    expect(bodyField('/api/agents/{agentId}/send-tool-approval', 'threadId')).toMatchObject(rule);
+    expect(parameter('/api/agents/{agentId}/suspended-runs', 'get', 'threadId')).toMatchObject(rule);
+    for (const [route, method] of [['/api/threads/{id}', 'patch'], ['/api/threads/{id}', 'delete'], ['/api/chat/{id}', 'get'], ['/api/chat/{id}/stream', 'get'], ['/api/chat/{id}/events', 'get']]) {
+      expect(parameter(route, method, 'id'), `${method} ${route}`).toMatchObject(rule);
+      expect(Object.keys((operation(route, method) as { responses: object }).responses), `${method} ${route}`).toContain('400');
+    }
+  });
 });

@@ -12,6 +12,7 @@ import { chatRequestSchema } from '@/app/api/chat/schema';
 import { decisionSchema } from '@/app/api/runs/[runId]/tool-calls/[toolCallId]/decision/schema';
 import { resumeSchema } from '@/app/api/runs/[runId]/tool-calls/[toolCallId]/resume/schema';
 import { renameThreadSchema } from '@/app/api/threads/[id]/schema';
+import { threadParamsSchema } from '@/lib/chat/thread-id';
 import { createUserSchema, updateUserSchema } from '@/lib/admin/users';
 import { createKeySchema } from '@/lib/auth/api-keys';
 import { SCOPES } from '@/lib/auth/scopes';
@@ -69,6 +70,8 @@ const body = (schema: z.ZodType) => ({ required: true, content: { 'application/j
 const anyObject = (id: string, description: string) => z.looseObject({}).meta({ id, description });
 
 const pathParams = <K extends string>(...names: K[]) => ({ path: z.object(Object.fromEntries(names.map((name) => [name, z.string()])) as Record<K, z.ZodString>) });
+/** The `{id}` of a route addressing one thread: THREAD_ID (pattern, minLength, maxLength), as in every body and query. */
+const threadParams = { path: threadParamsSchema };
 
 /** Who may call: a session, and/or an API key with a scope. */
 function access(scope: (typeof SCOPES)[number] | null, roles = 'any signed-in person'): Pick<ZodOpenApiOperationObject, 'security' | 'description'> {
@@ -212,8 +215,8 @@ export const paths: ZodOpenApiPathsObject = {
       tags: ['Chat'],
       summary: 'A thread’s messages as useChat messages',
       ...access('agents:run', 'the thread’s owner'),
-      requestParams: pathParams('id'),
-      responses: { '200': json(z.object({ messages: z.array(anyObject('UIMessage', 'AI SDK UI message')) }), 'The messages'), ...errors(401, 403, 404) },
+      requestParams: threadParams,
+      responses: { '200': json(z.object({ messages: z.array(anyObject('UIMessage', 'AI SDK UI message')) }), 'The messages'), ...errors(400, 401, 403, 404) },
     },
   },
   '/api/chat/{id}/stream': {
@@ -221,8 +224,8 @@ export const paths: ZodOpenApiPathsObject = {
       tags: ['Chat'],
       summary: 'Resume the thread’s running stream (204 when nothing runs)',
       ...access('agents:run', 'the thread’s owner'),
-      requestParams: pathParams('id'),
-      responses: { '200': sse('The rest of the running stream'), '204': { description: 'Nothing is running' }, ...errors(401, 403, 404, 429) },
+      requestParams: threadParams,
+      responses: { '200': sse('The rest of the running stream'), '204': { description: 'Nothing is running' }, ...errors(400, 401, 403, 404, 429) },
     },
   },
   '/api/chat/{id}/events': {
@@ -230,8 +233,8 @@ export const paths: ZodOpenApiPathsObject = {
       tags: ['Chat'],
       summary: 'Live updates of a thread (SSE)',
       ...access('agents:run', 'the thread’s owner'),
-      requestParams: pathParams('id'),
-      responses: { '200': sse('Thread events'), ...errors(401, 403, 404, 429) },
+      requestParams: threadParams,
+      responses: { '200': sse('Thread events'), ...errors(400, 401, 403, 404, 429) },
     },
   },
   '/api/threads/{id}': {
@@ -239,7 +242,7 @@ export const paths: ZodOpenApiPathsObject = {
       tags: ['Chat'],
       summary: 'Rename one of your threads',
       ...access('agents:run', 'the thread’s owner'),
-      requestParams: pathParams('id'),
+      requestParams: threadParams,
       requestBody: body(renameThreadSchema),
       responses: { '200': json(z.object({ thread: z.object({ id: z.string(), title: z.string() }) }), 'Renamed'), ...errors(400, 401, 403, 404) },
     },
@@ -247,8 +250,8 @@ export const paths: ZodOpenApiPathsObject = {
       tags: ['Chat'],
       summary: 'Delete one of your threads (refused while a call waits or the agent works)',
       ...access('agents:run', 'the thread’s owner'),
-      requestParams: pathParams('id'),
-      responses: { '200': json(z.object({ deleted: z.literal(true), id: z.string() }), 'Deleted'), ...errors(401, 403, 404, 409) },
+      requestParams: threadParams,
+      responses: { '200': json(z.object({ deleted: z.literal(true), id: z.string() }), 'Deleted'), ...errors(400, 401, 403, 404, 409) },
     },
   },
   '/api/runs/{runId}/tool-calls/{toolCallId}/decision': {

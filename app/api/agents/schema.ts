@@ -1,10 +1,12 @@
 import type { ModelMessage } from 'ai';
 import type { Actor } from '@/lib/agent/tool';
 import { z } from 'zod';
+import { threadIdSchema } from '@/lib/chat/thread-id';
 
 /**
  * Request bodies of the agents API. Same paths and shapes as the seed framework's server, so its
- * HTTP clients work unchanged. Source: behaviour §7 "Agents".
+ * HTTP clients work unchanged, except that a thread id must be one the chat can open (THREAD_ID:
+ * 1–100 letters, digits, - or _; the seed framework took any string). Source: behaviour §7 "Agents".
  */
 const id = z.string().trim().min(1).max(200);
 /** A tool call id; a sub-agent's call has a qualified id, one level per delegation (see lib/agent/call-id.ts). */
@@ -20,9 +22,9 @@ const modelMessage = z.object({ role: z.enum(['user', 'assistant', 'system']), c
 export const streamBodySchema = z
   .object({
     messages: z.union([z.string().min(1).max(8_000), z.array(modelMessage).min(1).max(100)]),
-    threadId: id.optional(),
+    threadId: threadIdSchema.optional(),
     resourceId: id.optional(),
-    memory: z.object({ thread: z.union([id, z.object({ id })]), resource: id }).optional(),
+    memory: z.object({ thread: z.union([threadIdSchema, z.object({ id: threadIdSchema })]), resource: id }).optional(),
     requireToolApproval: z.boolean().optional(),
     autoResumeSuspendedTools: z.boolean().optional(),
     maxSteps: z.number().int().min(1).max(50).optional(),
@@ -57,7 +59,7 @@ export const declineBodySchema = approveBodySchema.extend({ reason: z.string().m
 export const resumeBodySchema = z.object({ runId: id, toolCallId: toolCallId.optional(), resumeData: z.unknown() });
 
 export const sendToolApprovalBodySchema = z.object({
-  threadId: id,
+  threadId: threadIdSchema,
   resourceId: id,
   toolCallId: toolCallId.optional(),
   approved: z.boolean(),
@@ -67,7 +69,7 @@ export const sendToolApprovalBodySchema = z.object({
 
 /** `page` counts from 0; pagination applies only when both `page` and `perPage` are given. */
 export const suspendedRunsQuerySchema = z.object({
-  threadId: id.optional(),
+  threadId: threadIdSchema.optional(),
   resourceId: id.optional(),
   fromDate: z.coerce.date().optional(),
   toDate: z.coerce.date().optional(),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { THREAD_ID } from '@/lib/chat/limits';
+import { threadIdSchema } from '@/lib/chat/thread-id';
 import { env } from '@/lib/env';
 
 /** Requests to POST /api/chat per user and minute (CHAT_RATE_LIMIT_PER_MINUTE, default 30). */
@@ -16,7 +16,7 @@ const uiMessage = z.object({
 export const chatRequestSchema = z
   .object({
     // A thread the chat page can open (letters, digits, - and _).
-    id: z.string().regex(THREAD_ID, { error: 'a thread id is 1–100 letters, digits, - or _' }),
+    id: threadIdSchema,
     messages: z.array(uiMessage).max(500).default([]),
     agentId: z.string().max(100).optional(),
     requireToolApproval: z.boolean().optional(),

@@ -1,12 +1,16 @@
 import { requireActor } from '@/lib/auth/session';
 import { threadMessagesFor } from '@/lib/chat/threads';
-import { withErrors } from '@/lib/http/errors';
+import { parseValue, withErrors } from '@/lib/http/errors';
+import { threadParamsSchema } from '@/lib/chat/thread-id';
 
 type Params = { params: Promise<{ id: string }> };
 
-/** The thread's messages as `useChat` messages (empty for a thread not started yet; 404 for someone else's). */
+/**
+ * The thread's messages as `useChat` messages (empty for a thread not started yet; 404 for someone
+ * else's; 400 BAD_REQUEST for an id outside THREAD_ID).
+ */
 export const GET = withErrors(async (request: Request, { params }: Params) => {
-  const { id } = await params;
   const actor = await requireActor(request);
+  const { id } = parseValue(await params, threadParamsSchema);
   return Response.json({ messages: await threadMessagesFor({ threadId: id, actor }) });
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
-/** The `{id}` of /api/threads/{id}: a thread id as the chat mints them (up to 100 characters). */
-export const threadIdSchema = z.string().min(1).max(100);
+/** The `{id}` of /api/threads/{id}: a thread id as lib/chat/thread-id.ts takes them everywhere. */
+export { threadParamsSchema } from '@/lib/chat/thread-id';
 
 /** PATCH /api/threads/{id}: the new title, whitespace collapsed, 1–100 characters. */
 export const renameThreadSchema = z.object({

@@ -1,6 +1,7 @@
 import { requireActor } from '@/lib/auth/session';
 import { subscribeThreadActivity } from '@/lib/chat/thread-activity';
-import { withErrors } from '@/lib/http/errors';
+import { parseValue, withErrors } from '@/lib/http/errors';
+import { threadParamsSchema } from '@/lib/chat/thread-id';
 import { noticeStreamResponse } from '@/lib/http/notify-sse';
 import { assertThreadOwner } from '@/lib/runs/access';
 
@@ -11,11 +12,12 @@ type Params = { params: Promise<{ id: string }> };
  * a run continued on another server): `data: {"type":"activity"}`. The chat then resumes the
  * active stream or reloads its messages. Fed by PostgreSQL NOTIFY, so it works across servers.
  * Only for a thread that exists, is not deleted and is the caller's: a thread id nobody has used yet answers 404
- * (else whoever creates that id later would be watched). 429 TOO_MANY_STREAMS past the per-person cap.
+ * (else whoever creates that id later would be watched). 429 TOO_MANY_STREAMS past the per-person cap;
+ * 400 BAD_REQUEST for an id outside THREAD_ID.
  */
 export const GET = withErrors(async (request: Request, { params }: Params) => {
   const actor = await requireActor(request);
-  const { id } = await params;
+  const { id } = parseValue(await params, threadParamsSchema);
   await assertThreadOwner({ threadId: id, actor, mustExist: true });
   return noticeStreamResponse({
     request,

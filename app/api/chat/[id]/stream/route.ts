@@ -1,7 +1,8 @@
 import { createUIMessageStreamResponse } from 'ai';
 import { requireActor } from '@/lib/auth/session';
 import { findActiveSegment, tailRunEvents } from '@/lib/chat/tail';
-import { withErrors } from '@/lib/http/errors';
+import { parseValue, withErrors } from '@/lib/http/errors';
+import { threadParamsSchema } from '@/lib/chat/thread-id';
 import { SSE_HEADERS } from '@/lib/http/sse';
 import { acquireStreamSlot, releaseWhenDone } from '@/lib/http/stream-slots';
 import { assertThreadOwner } from '@/lib/runs/access';
@@ -14,11 +15,11 @@ type Params = { params: Promise<{ id: string }> };
  * Resumes the thread's active stream for `useChat({ resume: true })`: replays the whole assistant
  * message the active segment streams into (useChat replaces that message with what it receives)
  * and follows it live, from whichever server writes it. 204 when nothing is active; 429
- * TOO_MANY_STREAMS past the per-person cap of live streams.
+ * TOO_MANY_STREAMS past the per-person cap of live streams; 400 BAD_REQUEST for an id outside THREAD_ID.
  */
 export const GET = withErrors(async (request: Request, { params }: Params) => {
   const actor = await requireActor(request);
-  const { id } = await params;
+  const { id } = parseValue(await params, threadParamsSchema);
   // Someone else's or a deleted thread is 404; one not started yet has nothing to resume.
   const thread = await assertThreadOwner({ threadId: id, actor });
   if (!thread) return new Response(null, { status: 204 });
