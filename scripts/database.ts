@@ -9,17 +9,18 @@ export const devDatabase = () => ({ dir: '.data/pg', port: env().EMBEDDED_PG_POR
  * @param options.attach connect to the embedded PostgreSQL when another process (`npm run dev`)
  *   already runs it on the folder, instead of failing to start a second (scripts that only use the
  *   database: audit:verify, db:migrate, db:seed; not the app, which must own its database)
- * @returns its URL and a stop function (a no-op for an external or attached database)
+ * @returns its URL, a stop function (a no-op for an external or attached database) and
+ *   `startedHere`: whether this call started an embedded PostgreSQL (which `stop` stops)
  * Exits with the problems when the environment is not valid.
  */
 export async function openDatabase(
   embedded?: { dir: string; port: number; debug?: boolean },
   options: { attach?: boolean } = {},
-): Promise<{ url: string; stop: () => Promise<void> }> {
+): Promise<{ url: string; stop: () => Promise<void>; startedHere: boolean }> {
   const url = envOrExit().DATABASE_URL;
-  if (url) return { url, stop: async () => {} };
+  if (url) return { url, stop: async () => {}, startedHere: false };
   const where = embedded ?? devDatabase();
   const running = options.attach ? runningEmbeddedPostgres(where.dir) : null;
-  if (running) return { url: running, stop: async () => {} };
-  return startEmbeddedPostgres(where);
+  if (running) return { url: running, stop: async () => {}, startedHere: false };
+  return { ...(await startEmbeddedPostgres(where)), startedHere: true };
 }

@@ -38,13 +38,20 @@ export const SEED = {
 
 /**
  * Inserts the demo rows that are missing (existing rows are left as they are).
+ *
+ * A demo account whose email (compared without case) already belongs to another account — the
+ * first admin made with `npm run admin:create`, or a person added at /admin/users — is skipped, with
+ * one line through `options.log`: that account keeps its role, name and password, and the demo id
+ * gets no row (nothing the seed writes refers to it; sign-in rows are written only with their user).
  * @param databaseUrl PostgreSQL URL
  * @param options.accounts also the demo accounts, whose password is public (default true; `npm
  *   start` passes false unless COUNTERSIGN_DEMO_ACCOUNTS is set)
+ * @param options.log where the line about a skipped demo account goes (default console.log)
  * @returns how many rows were inserted
  */
-export async function seed(databaseUrl: string, options: { accounts?: boolean } = {}): Promise<number> {
+export async function seed(databaseUrl: string, options: { accounts?: boolean; log?: (line: string) => void } = {}): Promise<number> {
   const accounts = options.accounts ?? true;
+  const log = options.log ?? console.log;
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   let inserted = 0;
@@ -65,11 +72,20 @@ export async function seed(databaseUrl: string, options: { accounts?: boolean } 
       inserted += r.rowCount ?? 0;
     }
     for (const account of accounts ? DEMO_ACCOUNTS : []) {
+      // Never onto a real account with a demo email: with no conflict target a taken id and a taken
+      // email (users_email_key) both insert nothing, and NOT EXISTS also skips the email in other letters.
       const r = await client.query(
-        'INSERT INTO users (id, name, email, email_verified, role) VALUES ($1, $2, $3, true, $4) ON CONFLICT (id) DO NOTHING',
+        `INSERT INTO users (id, name, email, email_verified, role)
+         SELECT $1, $2, $3::text, true, $4 WHERE NOT EXISTS (SELECT 1 FROM users WHERE lower(email) = lower($3) AND id <> $1)
+         ON CONFLICT DO NOTHING`,
         [account.id, account.name, account.email, account.role],
       );
-      if (r.rowCount) {
+      if (!r.rowCount) {
+        const owner = await client.query('SELECT 1 FROM users WHERE lower(email) = lower($1) AND id <> $2 LIMIT 1', [account.email, account.id]);
+        if (owner.rowCount) {
+          log(`Skipped the demo account ${account.email}: an account with that email already exists, and it was left as it is (role, name, password).`);
+        }
+      } else {
         // better-auth's own password hash, so sign-in works as for any account.
         await client.query(
           `INSERT INTO accounts (id, account_id, provider_id, user_id, password) VALUES ($1, $2, 'credential', $2, $3)`,
@@ -111,10 +127,14 @@ export async function seed(databaseUrl: string, options: { accounts?: boolean } 
  * deleted across restarts; `npm run db:seed` restores the demo rows on purpose.
  * @param databaseUrl PostgreSQL URL (migrated)
  * @param options.accounts create the demo accounts too (see `seed`)
+ * @param options.log where the line about a skipped demo account goes (see `seed`)
  * @returns `seeded`: rows inserted, or null when the database was not fresh; `hasAccounts`:
  *   whether any account exists now
  */
-export async function seedFreshDatabase(databaseUrl: string, options: { accounts: boolean }): Promise<{ seeded: number | null; hasAccounts: boolean }> {
+export async function seedFreshDatabase(
+  databaseUrl: string,
+  options: { accounts: boolean; log?: (line: string) => void },
+): Promise<{ seeded: number | null; hasAccounts: boolean }> {
   const any = async (table: 'users' | 'policy_versions') => {
     const client = new pg.Client({ connectionString: databaseUrl });
     await client.connect();
