@@ -76,8 +76,9 @@ test.describe('inbox: context beside the call', () => {
     await chat.open(plain);
     await chat.send('hello there');
     await expect(chat.lastAssistant()).toContainText('I can look up customers');
-    // (The inbox streams its loading outline first, so the page says "not found" with status 200.)
-    await reviewer.goto(`/inbox/threads/${plain}`);
+    // Answered by HTTP 404 (the check runs before the loading outline streams).
+    const missing = await reviewer.goto(`/inbox/threads/${plain}`);
+    expect(missing?.status()).toBe(404);
     await expect(reviewer.getByTestId('not-found')).toBeVisible();
     await expect(reviewer.getByTestId('thread-read-only')).toHaveCount(0);
     // An end user cannot use the reviewer's view, not even for her own thread.

@@ -182,6 +182,53 @@ test.describe('quorum and classifier in the browser', () => {
     await db.query(`UPDATE orders SET refunded = 0, status = 'paid' WHERE id = 'ord-2001'`);
   });
 
+  test('a quorum call approved by Rita and Sam: the inbox’s and the audit’s read-only thread views name both, as the chat does', async ({ browser, db, request }) => {
+    await db.query(`UPDATE orders SET refunded = 0, status = 'paid' WHERE id = 'ord-2001'`);
+    const threadId = `quorum-${crypto.randomUUID()}`;
+    const started = await request.post('/api/agents/ops-agent/generate', { data: { messages: 'refund order ord-2001 for 1100', threadId, resourceId: 'user-ada' } });
+    expect(started.status()).toBe(200);
+    const [call] = await db.query<{ run_id: string; tool_call_id: string }>(
+      `SELECT root_run_id AS run_id, root_tool_call_id AS tool_call_id FROM pending_tool_calls WHERE thread_id = $1 AND status = 'pending'`,
+      [threadId],
+    );
+    for (const email of [ACCOUNTS.rita, ACCOUNTS.sam]) {
+      const reviewer = await contextAs(browser, email);
+      const decided = await reviewer.request.post(`/api/runs/${call.run_id}/tool-calls/${encodeURIComponent(call.tool_call_id)}/decision`, { data: { approved: true } });
+      expect(decided.status(), email).toBe(200);
+      await decided.text();
+      await reviewer.close();
+    }
+    await expect.poll(async () => (await db.query(`SELECT status FROM runs WHERE id = $1`, [call.run_id]))[0]?.status).toBe('completed');
+
+    // Alex (an admin) reads both views, so neither reviewer is "you".
+    const alex = await contextAs(browser, ACCOUNTS.alex);
+    const admin = await alex.newPage();
+    const bothNames = /Rita \(rita@example\.com\) and Sam \(sam@example\.com\)/;
+    for (const size of [DESKTOP, MOBILE]) {
+      await admin.setViewportSize(size);
+      await admin.goto(`/inbox/threads/${threadId}`);
+      await expect(admin.getByTestId('thread-read-only')).toBeVisible();
+      await expect(admin.getByTestId('transcript-card')).toContainText('approved by');
+      await expect(admin.getByTestId('transcript-card')).toContainText(bothNames);
+      await checkAccessible(admin, 'inbox-thread-quorum');
+
+      await admin.goto(`/audit/threads/${threadId}`);
+      const decisions = admin.getByTestId('transcript-decision');
+      await expect(decisions).toHaveCount(2);
+      // Rita's vote is an approval that counted, not an answer to a question.
+      await expect(admin.getByTestId('transcript-decision').filter({ hasText: 'Answered' })).toHaveCount(0);
+      await expect(decisions.nth(0)).toContainText('Approved (1 of 2)');
+      await expect(decisions.nth(0)).toContainText('Rita');
+      await expect(decisions.nth(0)).not.toContainText('Sam');
+      // The approval that filled the quorum names everyone who approved, as the chat's card does.
+      await expect(decisions.nth(1)).toContainText('Approved (2 of 2)');
+      await expect(decisions.nth(1)).toContainText(/Rita\s*<rita@example\.com>\s*and\s*Sam\s*<sam@example\.com>/);
+      await checkAccessible(admin, 'audit-thread-quorum');
+    }
+    await alex.close();
+    await db.query(`UPDATE orders SET refunded = 0, status = 'paid' WHERE id = 'ord-2001'`);
+  });
+
   test('send-email is classified: the card shows the score, the rationale and the model', async ({ chat }) => {
     await chat.open();
     await chat.send('send email to a@b.co');

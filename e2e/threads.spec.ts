@@ -196,3 +196,72 @@ test.describe('thread list', () => {
     expect((await request.get(`/api/chat/${threadId}`)).status()).toBe(404);
   });
 });
+
+test.describe('thread pages that are not there', () => {
+  test('the chat and the inbox answer HTTP 404 with a not-found page for a thread the viewer may not see; a fresh id is still a new chat', async ({ browser, page, request, db }) => {
+    const adas = await startThread(request, 'look up customer cus-1');
+    const withCall = await startThread(request, 'delete record rec-45');
+    const deleted = await startThread(request, 'look up customer cus-2');
+    await db.query('UPDATE threads SET deleted_at = now() WHERE id = $1', [deleted]);
+
+    // A fresh id is the new chat that `/` opens: 200, with the composer.
+    const fresh = await page.goto(`/chat/${crypto.randomUUID()}`);
+    expect(fresh?.status()).toBe(200);
+    await expect(page.getByTestId('composer-input')).toBeVisible();
+
+    const ben = await contextAs(browser, ACCOUNTS.ben);
+    const benPage = await ben.newPage();
+    for (const [viewer, path, why] of [
+      [benPage, `/chat/${adas}`, 'someone else’s chat'],
+      [page, `/chat/${deleted}`, 'a deleted chat'],
+      [page, `/chat/${encodeURIComponent('not a thread id')}`, 'an id the chat never makes'],
+    ] as const) {
+      const response = await viewer.goto(path);
+      expect(response?.status(), why).toBe(404);
+      await expect(viewer.getByTestId('not-found'), why).toBeVisible();
+      await expect(viewer.getByRole('heading', { name: /not found/i }), why).toBeVisible();
+      await expect(viewer.getByRole('link', { name: /back to your chats/i }), why).toHaveAttribute('href', '/');
+      await expect(viewer.getByTestId('composer-input'), why).toHaveCount(0);
+    }
+    expect((await ben.request.get(`/chat/${adas}`)).status()).toBe(404);
+    await benPage.setViewportSize(DESKTOP);
+    await checkAccessible(benPage, 'chat-not-found');
+    await benPage.setViewportSize(MOBILE);
+    await checkAccessible(benPage, 'chat-not-found');
+    await ben.close();
+
+    const rita = await contextAs(browser, ACCOUNTS.rita);
+    const reviewer = await rita.newPage();
+    // The reviewer's view opens for a thread with an approval…
+    const shown = await reviewer.goto(`/inbox/threads/${withCall}`);
+    expect(shown?.status()).toBe(200);
+    await expect(reviewer.getByTestId('thread-read-only')).toBeVisible();
+    // …and is not found for a thread without one, an unknown one, a deleted one or a malformed id.
+    for (const [path, why] of [
+      [`/inbox/threads/${adas}`, 'a thread without approvals or questions'],
+      [`/inbox/threads/${crypto.randomUUID()}`, 'an unknown thread'],
+      [`/inbox/threads/${deleted}`, 'a deleted thread'],
+      [`/inbox/threads/${encodeURIComponent('not a thread id')}`, 'an id the chat never makes'],
+    ] as const) {
+      const response = await reviewer.goto(path);
+      expect(response?.status(), why).toBe(404);
+      await expect(reviewer.getByTestId('not-found'), why).toBeVisible();
+      await expect(reviewer.getByRole('link', { name: /back to the inbox/i }), why).toHaveAttribute('href', '/inbox');
+      await expect(reviewer.getByTestId('thread-read-only'), why).toHaveCount(0);
+    }
+    expect((await rita.request.get(`/inbox/threads/${adas}`)).status()).toBe(404);
+    await reviewer.setViewportSize(DESKTOP);
+    await checkAccessible(reviewer, 'inbox-thread-not-found');
+    await reviewer.setViewportSize(MOBILE);
+    await checkAccessible(reviewer, 'inbox-thread-not-found');
+
+    // A reviewer opening the reviewer's view of her own thread is sent to her chat, by HTTP.
+    const ritas = `threads-${crypto.randomUUID()}`;
+    const started = await rita.request.post('/api/agents/ops-agent/generate', { data: { messages: 'delete record rec-46', threadId: ritas, resourceId: 'reviewer-rita' } });
+    expect(started.status()).toBe(200);
+    const own = await rita.request.get(`/inbox/threads/${ritas}`, { maxRedirects: 0 });
+    expect([302, 303, 307, 308]).toContain(own.status());
+    expect(own.headers().location).toBe(`/chat/${ritas}`);
+    await rita.close();
+  });
+});

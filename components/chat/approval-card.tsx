@@ -2,6 +2,7 @@
 
 import { Check, Hourglass, LoaderCircle, ShieldCheck, Undo2, X } from 'lucide-react';
 import { useId, useRef, useState } from 'react';
+import { decidersText } from './approvers';
 import { resultLine, type ToolPartView } from './tool-status';
 import type { CardProps } from './types';
 import { WITHDRAWN_REASON } from '@/lib/agent/withdraw';
@@ -216,11 +217,7 @@ function Outcome({ data, viewerId, people, tool }: { data: ApprovalCardData; vie
   const decision = data.decision;
   const approved = decision?.approved !== false;
   // A quorum call names every reviewer who approved it: the earlier votes, then the approval that filled it.
-  const approvers = approved && data.quorum ? [...new Set([...(data.approvedBy ?? []), ...(decision?.by ? [decision.by] : [])])] : [];
-  const who =
-    approvers.length > 1
-      ? new Intl.ListFormat('en', { style: 'long', type: 'conjunction' }).format(approvers.map((id) => personName(id, people, viewerId)))
-      : personName(decision?.by, people, viewerId);
+  const who = decidersText(data, people, viewerId);
   const reason = decision?.reason?.trim();
   const withdrawn = !approved && reason === WITHDRAWN_REASON;
   return (

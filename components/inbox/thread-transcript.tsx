@@ -1,4 +1,5 @@
 import { Bot, Check, Clock, MessageCircleQuestionMark, Wrench, X } from 'lucide-react';
+import { decidersText } from '@/components/chat/approvers';
 import { Markdown } from '@/components/chat/markdown';
 import type { ChatMessage } from '@/components/chat/types';
 import { callTitle, personName, revealBidi, type People } from '@/components/ui/describe';
@@ -11,15 +12,16 @@ function CardLine({ part, people, viewerId }: { part: ChatMessage['parts'][numbe
   const question = part.type === 'data-tool-call-suspended';
   const decision = data.decision as { approved?: boolean; reason?: string; by: string; at: string } | undefined;
   const Icon = question ? MessageCircleQuestionMark : !decision ? Clock : decision.approved === false ? X : Check;
+  // The outcome names the deciders as the chat's card does: every approver of a quorum call.
   const outcome = !decision
     ? question
       ? 'waiting for an answer'
       : 'waiting for a decision'
-    : question
+    : part.type === 'data-tool-call-suspended'
       ? `answered by ${personName(decision.by, people, viewerId)}`
       : decision.approved === false
-        ? `declined by ${personName(decision.by, people, viewerId)}${decision.reason ? `: ${revealBidi(decision.reason)}` : ''}`
-        : `approved by ${personName(decision.by, people, viewerId)}`;
+        ? `declined by ${decidersText(part.data, people, viewerId)}${decision.reason ? `: ${revealBidi(decision.reason)}` : ''}`
+        : `approved by ${decidersText(part.data, people, viewerId)}`;
   return (
     <div data-testid="transcript-card" className="flex items-start gap-2 rounded-md border border-border bg-muted/40 px-3 py-2 text-sm">
       <Icon className="mt-0.5 size-4 shrink-0 text-muted-foreground" aria-hidden />

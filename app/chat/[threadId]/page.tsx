@@ -1,12 +1,11 @@
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
 import { ChatShell } from '@/components/chat/chat-shell';
-import { displayNames, requirePageActor } from '@/lib/auth/session';
+import { displayNames } from '@/lib/auth/session';
 import { findActiveSegment } from '@/lib/chat/tail';
 import { listThreads, loadThreadUIMessages, peopleOnCards } from '@/lib/chat/threads';
 import { chatAgents, defaultAgentId } from '@/lib/runs/agents';
-import { prisma } from '@/lib/store/db';
-import { THREAD_ID } from '@/lib/chat/limits';
+import { chatThread } from './access';
 
 export const dynamic = 'force-dynamic';
 
@@ -20,15 +19,14 @@ export default async function ChatPage({
   searchParams: Promise<{ agent?: string }>;
 }) {
   const { threadId } = await params;
-  if (!THREAD_ID.test(threadId)) notFound();
-  const user = await requirePageActor(['user', 'reviewer', 'admin'], `/chat/${encodeURIComponent(threadId)}`);
-  const [threads, messages, active, thread] = await Promise.all([
+  // Checked by the layout already (404 before the loading outline streams); this is its answer.
+  const { user, thread } = await chatThread(threadId);
+  const [threads, messages, active] = await Promise.all([
     listThreads({ resourceId: user.id }),
     loadThreadUIMessages({ threadId, resourceId: user.id }),
     findActiveSegment(threadId),
-    prisma().thread.findUnique({ where: { id: threadId }, select: { agentId: true } }),
   ]);
-  // Someone else's thread looks exactly like a missing page.
+  // Deleted since the layout looked: still a missing page.
   if (thread && messages === null) notFound();
   // An existing thread keeps its agent; a new one may pick one with ?agent=.
   const requested = (await searchParams).agent;

@@ -1,10 +1,12 @@
 import { ScrollText } from 'lucide-react';
 import type { Metadata } from 'next';
 import Link from 'next/link';
+import { Fragment } from 'react';
 import { notFound } from 'next/navigation';
+import { deciderIds, listParts } from '@/components/chat/approvers';
 import { AppNav } from '@/components/ui/app-nav';
 import { Badge } from '@/components/ui/badge';
-import { revealBidi, summarizeArgs } from '@/components/ui/describe';
+import { revealBidi, summarizeArgs, type People } from '@/components/ui/describe';
 import { PersonLabel } from '@/components/ui/person';
 import { LocalTime } from '@/components/ui/time';
 import { displayNames, requirePageActor } from '@/lib/auth/session';
@@ -31,6 +33,57 @@ function lines(content: unknown): { kind: 'text' | 'call' | 'result'; text: stri
   });
 }
 
+type DecisionRow = {
+  kind: string;
+  actorId: string;
+  pendingCall: { quorum: number | null; approvedBy: string[] };
+};
+
+/**
+ * Who a decision names, as the chat's card names the deciders of a call: the approval that filled a
+ * quorum names everyone who approved the call (the votes before it, then its own author).
+ */
+function deciders(decision: DecisionRow): string[] {
+  if (decision.kind !== 'approval') return [decision.actorId];
+  const { quorum, approvedBy } = decision.pendingCall;
+  return deciderIds({ quorum: quorum ?? undefined, approvedBy, decision: { approved: true, by: decision.actorId, at: '' } });
+}
+
+/**
+ * A decision's outcome in words. A quorum vote is an approval that counted ("Approved (1 of 2)", the
+ * count the chat and the inbox show), and so is the approval that filled it ("Approved (2 of 2)").
+ */
+function outcome(decision: DecisionRow): { label: string; tone: 'success' | 'danger' | 'neutral' } {
+  const { quorum, approvedBy } = decision.pendingCall;
+  switch (decision.kind) {
+    case 'vote': {
+      const position = approvedBy.indexOf(decision.actorId) + 1;
+      return { label: quorum && position > 0 ? `Approved (${position} of ${quorum})` : 'Approved (vote)', tone: 'success' };
+    }
+    case 'approval':
+      return { label: quorum ? `Approved (${deciders(decision).length} of ${quorum})` : 'Approved', tone: 'success' };
+    case 'decline':
+      return { label: 'Declined', tone: 'danger' };
+    case 'escalation':
+      return { label: 'Escalated', tone: 'neutral' };
+    case 'resume':
+      return { label: 'Answered', tone: 'neutral' };
+    default:
+      return { label: decision.kind, tone: 'neutral' };
+  }
+}
+
+/** People as a list ("Rita <…> and Sam <…>"), each with their email. */
+function PersonList({ ids, people }: { ids: string[]; people: People }) {
+  return (
+    <>
+      {listParts(ids).map((part, index) =>
+        part.type === 'element' ? <PersonLabel key={index} id={part.value} people={people} /> : <Fragment key={index}>{part.value}</Fragment>,
+      )}
+    </>
+  );
+}
+
 /**
  * A thread as the audit shows it (admins, read-only, also a deleted one): its messages grouped by
  * run — each run anchored as `#run-<id>`, the target of the audit's links — with the decisions
@@ -48,10 +101,17 @@ export default async function AuditThreadPage({ params }: { params: Promise<{ th
     db.decision.findMany({
       where: { pendingCall: { threadId } },
       orderBy: { createdAt: 'asc' },
-      select: { id: true, kind: true, reason: true, actorId: true, createdAt: true, pendingCall: { select: { rootRunId: true, toolName: true } } },
+      select: {
+        id: true,
+        kind: true,
+        reason: true,
+        actorId: true,
+        createdAt: true,
+        pendingCall: { select: { rootRunId: true, toolName: true, quorum: true, approvedBy: true } },
+      },
     }),
   ]);
-  const people = await displayNames([admin.id, thread.resourceId, ...decisions.map((decision) => decision.actorId)]);
+  const people = await displayNames([admin.id, thread.resourceId, ...decisions.flatMap((decision) => [decision.actorId, ...decision.pendingCall.approvedBy])]);
   const anchored = new Set<string>();
   const anchor = (runId: string | null) => {
     if (!runId || anchored.has(runId)) return undefined;
@@ -104,12 +164,9 @@ export default async function AuditThreadPage({ params }: { params: Promise<{ th
           {decisions.length === 0 ? <p className="text-sm text-muted-foreground">None.</p> : null}
           <ul className="flex flex-col gap-2">
             {decisions.map((decision) => (
-              <li key={decision.id} id={anchor(decision.pendingCall.rootRunId)} data-testid="transcript-decision" className="scroll-mt-4 text-sm">
-                <Badge tone={decision.kind === 'decline' ? 'danger' : decision.kind === 'approval' ? 'success' : 'neutral'}>
-                  {decision.kind === 'decline' ? 'Declined' : decision.kind === 'approval' ? 'Approved' : decision.kind === 'escalation' ? 'Escalated' : 'Answered'}
-                </Badge>{' '}
-                <span className="font-mono text-xs">{decision.pendingCall.toolName}</span> by <PersonLabel id={decision.actorId} people={people} /> ·{' '}
-                <LocalTime iso={decision.createdAt.toISOString()} />
+              <li key={decision.id} id={anchor(decision.pendingCall.rootRunId)} data-testid="transcript-decision" data-kind={decision.kind} className="scroll-mt-4 text-sm">
+                <Badge tone={outcome(decision).tone}>{outcome(decision).label}</Badge> <span className="font-mono text-xs">{decision.pendingCall.toolName}</span> by{' '}
+                <PersonList ids={deciders(decision)} people={people} /> · <LocalTime iso={decision.createdAt.toISOString()} />
                 {decision.reason ? (
                   <>
                     {' '}

@@ -1,30 +1,25 @@
 import { ArrowLeft, Eye, Signature } from 'lucide-react';
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { notFound, redirect } from 'next/navigation';
 import { ThreadTranscript } from '@/components/inbox/thread-transcript';
 import { AppNav } from '@/components/ui/app-nav';
 import { revealBidi } from '@/components/ui/describe';
-import { displayNames, requirePageActor } from '@/lib/auth/session';
+import { displayNames } from '@/lib/auth/session';
 import { loadThreadUIMessages, peopleOnCards } from '@/lib/chat/threads';
-import { reviewableThread } from '@/lib/inbox/context';
-import { THREAD_ID } from '@/lib/chat/limits';
+import { reviewedThread } from './access';
 
 export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'Chat (read-only)' };
 
 /**
  * A requester's chat as a reviewer or admin reads it: read-only, and only for a thread holding an
- * approval or a question (pending or decided) — any other thread looks like a missing page. The
- * owner is sent to their own chat.
+ * approval or a question (pending or decided) — any other thread looks like a missing page (HTTP
+ * 404). The owner is sent to their own chat. Both are decided in ./access.ts, before anything streams.
  */
 export default async function ReviewThreadPage({ params }: { params: Promise<{ threadId: string }> }) {
   const { threadId } = await params;
-  if (!THREAD_ID.test(threadId)) notFound();
-  const viewer = await requirePageActor(['reviewer', 'admin'], `/inbox/threads/${threadId}`);
-  const thread = await reviewableThread(threadId);
-  if (!thread) notFound();
-  if (thread.resourceId === viewer.id) redirect(`/chat/${encodeURIComponent(threadId)}`);
+  // Checked by the layout already (404 or redirect before the loading outline streams).
+  const { viewer, thread } = await reviewedThread(threadId);
   const messages = (await loadThreadUIMessages({ threadId, resourceId: thread.resourceId })) ?? [];
   const people = await displayNames([viewer.id, thread.resourceId, ...peopleOnCards(messages)]);
   return (
