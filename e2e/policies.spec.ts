@@ -229,6 +229,80 @@ test.describe('quorum and classifier in the browser', () => {
     await db.query(`UPDATE orders SET refunded = 0, status = 'paid' WHERE id = 'ord-2001'`);
   });
 
+  test('a half-approved quorum call: the inbox’s thread view counts "1 of 2 approvals … so far: Rita" as the chat does; the audit log and the Done tab show Rita’s vote as "Approved (1 of 2)", Sam’s approval as "Approved (2 of 2)"', async ({ browser, chat, db, page, request }) => {
+    await db.query(`UPDATE orders SET refunded = 0, status = 'paid' WHERE id = 'ord-2001'`);
+    const threadId = `quorum-${crypto.randomUUID()}`;
+    const started = await request.post('/api/agents/ops-agent/generate', { data: { messages: 'refund order ord-2001 for 1100', threadId, resourceId: 'user-ada' } });
+    expect(started.status()).toBe(200);
+    const [call] = await db.query<{ run_id: string; tool_call_id: string }>(
+      `SELECT root_run_id AS run_id, root_tool_call_id AS tool_call_id FROM pending_tool_calls WHERE thread_id = $1 AND status = 'pending'`,
+      [threadId],
+    );
+    const approve = async (email: string) => {
+      const reviewer = await contextAs(browser, email);
+      const decided = await reviewer.request.post(`/api/runs/${call.run_id}/tool-calls/${encodeURIComponent(call.tool_call_id)}/decision`, { data: { approved: true } });
+      expect(decided.status(), email).toBe(200);
+      await decided.text();
+      await reviewer.close();
+    };
+    await approve(ACCOUNTS.rita);
+
+    // The requester's chat counts Rita's vote; the reviewers' read-only view says the same.
+    await chat.open(threadId);
+    const card = chat.approvalCard('issue-refund');
+    await expect(card.getByTestId('approval-quorum')).toHaveText('1 of 2 approvals.');
+    await expect(card).toContainText('2 different reviewers must approve this action (so far: Rita (rita@example.com)).');
+
+    // Alex (an admin) reads every view, so Rita is never "you".
+    const alex = await contextAs(browser, ACCOUNTS.alex);
+    const admin = await alex.newPage();
+    const voteOf = (testId: string, kind: string) => admin.locator(`[data-testid="${testId}"][data-tool-call-id="${call.tool_call_id}"][data-kind="${kind}"]`);
+    for (const size of [DESKTOP, MOBILE]) {
+      await admin.setViewportSize(size);
+      await admin.goto(`/inbox/threads/${threadId}`);
+      const line = admin.getByTestId('transcript-card');
+      await expect(line).toContainText('waiting for a decision');
+      await expect(line.getByTestId('transcript-quorum')).toHaveText('1 of 2 approvals. 2 different reviewers must approve this action (so far: Rita (rita@example.com)).');
+      await checkAccessible(admin, 'inbox-thread-quorum-waiting');
+
+      await admin.goto('/audit?toolName=issue-refund');
+      const auditVote = voteOf(size === DESKTOP ? 'audit-row' : 'audit-item', 'vote');
+      await expect(auditVote).toHaveCount(1);
+      await expect(auditVote).toContainText('Approved (1 of 2)');
+      await expect(auditVote).toContainText('Rita');
+      await checkAccessible(admin, 'audit-quorum-vote');
+
+      await admin.goto('/inbox?view=done&toolName=issue-refund');
+      const doneVote = voteOf('done-row', 'vote');
+      await expect(doneVote.getByTestId('done-outcome')).toHaveText('Approved (1 of 2)');
+      await expect(doneVote.getByTestId('done-who')).toContainText(/^Approved \(1 of 2\) by Rita/);
+      await checkAccessible(admin, 'inbox-done-quorum-vote');
+    }
+
+    // Sam's approval fills the quorum: his row counts 2 of 2, Rita's vote keeps its place.
+    await approve(ACCOUNTS.sam);
+    await expect.poll(async () => (await db.query(`SELECT status FROM runs WHERE id = $1`, [call.run_id]))[0]?.status).toBe('completed');
+    for (const size of [DESKTOP, MOBILE]) {
+      await admin.setViewportSize(size);
+      await admin.goto('/audit?toolName=issue-refund');
+      const rows = size === DESKTOP ? 'audit-row' : 'audit-item';
+      await expect(voteOf(rows, 'vote')).toContainText('Approved (1 of 2)');
+      await expect(voteOf(rows, 'approval')).toContainText('Approved (2 of 2)');
+      await expect(voteOf(rows, 'approval')).toContainText('Sam');
+      await checkAccessible(admin, 'audit-quorum-complete');
+
+      await admin.goto('/inbox?view=done&toolName=issue-refund');
+      await expect(voteOf('done-row', 'vote').getByTestId('done-outcome')).toHaveText('Approved (1 of 2)');
+      await expect(voteOf('done-row', 'approval').getByTestId('done-outcome')).toHaveText('Approved (2 of 2)');
+      await expect(voteOf('done-row', 'approval').getByTestId('done-who')).toContainText(/^Approved \(2 of 2\) by Sam/);
+      await checkAccessible(admin, 'inbox-done-quorum-complete');
+    }
+    await alex.close();
+    await page.reload();
+    await expect(chat.approvalCard('issue-refund').getByTestId('approval-outcome')).toContainText(/Approved by Rita\b.* and Sam\b/);
+    await db.query(`UPDATE orders SET refunded = 0, status = 'paid' WHERE id = 'ord-2001'`);
+  });
+
   test('send-email is classified: the card shows the score, the rationale and the model', async ({ chat }) => {
     await chat.open();
     await chat.send('send email to a@b.co');

@@ -59,6 +59,34 @@ test.describe('sign-in and roles', () => {
     await context.close();
   });
 
+  test('a signed-out visit to a deep link goes to sign-in with that link, path and query, as next; signing in lands on the inbox’s thread view it named', async ({ browser, request }) => {
+    const threadId = `sign-in-${crypto.randomUUID()}`;
+    const started = await request.post('/api/agents/ops-agent/generate', { data: { messages: 'delete record rec-48', threadId, resourceId: 'user-ada' } });
+    expect(started.status()).toBe(200);
+    const context = await browser.newContext();
+    const thread = `/inbox/threads/${threadId}`;
+    // By HTTP, before any loading outline streams, whichever layout or page sends the visitor.
+    for (const path of [thread, '/inbox?view=done&toolName=delete-record', '/audit?toolName=delete-record&kind=approval', `/audit/threads/${threadId}`, `/chat/${threadId}?agent=supervisor`, '/admin/users']) {
+      const response = await context.request.get(path, { maxRedirects: 0 });
+      expect(response.status(), path).toBe(307);
+      expect(response.headers().location, path).toBe(`/sign-in?next=${encodeURIComponent(path)}`);
+    }
+    // The header that carries the path to the pages is the server's own: a client's is replaced.
+    const spoofed = await context.request.get('/inbox', { maxRedirects: 0, headers: { 'x-countersign-requested-path': '//evil.test/' } });
+    expect(spoofed.headers().location).toBe('/sign-in?next=%2Finbox');
+
+    const page = await context.newPage();
+    await page.goto(thread);
+    await expect(page).toHaveURL(`/sign-in?next=${encodeURIComponent(thread)}`);
+    await page.getByTestId('sign-in-email').fill(ACCOUNTS.rita);
+    await page.getByTestId('sign-in-password').fill('countersign-demo');
+    await page.getByTestId('sign-in-submit').click();
+    await expect(page).toHaveURL(thread);
+    await expect(page.getByTestId('thread-read-only')).toBeVisible();
+    await expect(page.getByTestId('transcript-card')).toContainText('waiting for a decision');
+    await context.close();
+  });
+
   test('the inbox is for reviewers and admins, the audit for admins — pages and APIs alike', async ({ browser, page, request }) => {
     await page.goto('/inbox');
     await expect(page).toHaveURL(/\/forbidden/);

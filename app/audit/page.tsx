@@ -11,7 +11,7 @@ export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'Audit' };
 
 export default async function AuditPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  const admin = await requirePageActor(['admin'], '/audit');
+  const admin = await requirePageActor(['admin']);
   const raw = await searchParams;
   const filters = { ...filterValues(raw), actorId: typeof raw.actorId === 'string' ? raw.actorId.slice(0, 100) : '' };
   const cursor = typeof raw.cursor === 'string' ? raw.cursor.slice(0, 200) : undefined;

@@ -15,6 +15,7 @@ import { describeToolCall, revealBidi, type People } from '@/components/ui/descr
 import { PersonLabel } from '@/components/ui/person';
 import { LocalTime, ZonedTime } from '@/components/ui/time';
 import type { InboxFilterValues } from '@/components/inbox/filter-values';
+import { outcomeOf } from '@/components/inbox/outcome';
 import { SearchFilters } from '@/components/inbox/inbox-filters';
 import { AuditTabs } from './audit-tabs';
 import type { AuditEntry } from '@/lib/audit/queries';
@@ -31,13 +32,6 @@ export interface AuditViewProps {
   viewer: Viewer;
   /** The model this server uses, e.g. "openai-compatible llama3.1 at http://…" (never a key). */
   model: string;
-}
-
-function outcome(entry: AuditEntry): { label: string; tone: 'success' | 'danger' | 'neutral' } {
-  if (entry.kind === 'resume') return { label: 'Answered', tone: 'neutral' };
-  if (entry.kind === 'decline') return { label: entry.actorRole === 'system' ? 'Declined at deadline' : 'Declined', tone: 'danger' };
-  if (entry.kind === 'escalation') return { label: 'Escalated to admins', tone: 'neutral' };
-  return { label: entry.editedArgs ? 'Approved with edits' : 'Approved', tone: 'success' };
 }
 
 /** "What": the tool's one-line description of the call, from the arguments the decider saw. */
@@ -133,7 +127,7 @@ export function AuditView({ entries, nextCursor, filters, filterError, options, 
                 </thead>
                 <tbody className="divide-y divide-border">
                   {entries.map((entry) => {
-                    const { label, tone } = outcome(entry);
+                    const { label, tone } = outcomeOf(entry);
                     const expanded = open === entry.id;
                     const detailId = `${baseId}-d-${entry.id}`;
                     return (
@@ -273,7 +267,7 @@ function AuditList({
   return (
     <ul className="divide-y divide-border md:hidden" aria-label="Decisions">
       {entries.map((entry) => {
-        const { label, tone } = outcome(entry);
+        const { label, tone } = outcomeOf(entry);
         const expanded = open === entry.id;
         const detailId = `${baseId}-${entry.id}`;
         return (

@@ -2,7 +2,7 @@
 
 import { Check, Hourglass, LoaderCircle, ShieldCheck, Undo2, X } from 'lucide-react';
 import { useId, useRef, useState } from 'react';
-import { decidersText } from './approvers';
+import { decidersText, quorumProgress } from './approvers';
 import { resultLine, type ToolPartView } from './tool-status';
 import type { CardProps } from './types';
 import { WITHDRAWN_REASON } from '@/lib/agent/withdraw';
@@ -12,7 +12,7 @@ import { ArgsTable } from '@/components/ui/args-table';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { cn } from '@/components/ui/cn';
-import { callTitle, formatValue, personName, revealBidi, type People } from '@/components/ui/describe';
+import { callTitle, formatValue, revealBidi, type People } from '@/components/ui/describe';
 import { Textarea } from '@/components/ui/textarea';
 import { LocalTime } from '@/components/ui/time';
 import { useModifierKeyLabel } from '@/components/ui/modifier-key';
@@ -39,6 +39,8 @@ export function ApprovalCard({ data, tool, viewerId, people, acting, disabled, o
   // Escalated at its deadline: only admins may decide it now (the server refuses others: ESCALATED_TO_ADMINS).
   const escalated = Boolean(data.deadline?.escalatedAt);
   const mayDecide = data.approvers === 'requester' && !escalated;
+  // A quorum call's count so far, in the words the inbox's read-only transcript uses too.
+  const progress = quorumProgress(data, people, viewerId);
   const chain = data.chain && data.chain.length > 2 ? data.chain.join(' › ') : null;
   const busy = acting || disabled;
   const modifierKey = useModifierKeyLabel();
@@ -108,13 +110,12 @@ export function ApprovalCard({ data, tool, viewerId, people, acting, disabled, o
               <>
                 <strong className="font-medium">Waiting for an admin.</strong> Nobody decided in time, so only an admin can approve this action now.
               </>
-            ) : data.quorum ? (
+            ) : progress ? (
               <>
                 <strong className="font-medium" data-testid="approval-quorum">
-                  {data.approvals ?? 0} of {data.quorum} approvals.
+                  {progress.count}
                 </strong>{' '}
-                {data.quorum} different reviewers must approve this action
-                {data.approvedBy && data.approvedBy.length > 0 ? ` (so far: ${data.approvedBy.map((id) => personName(id, people, viewerId)).join(', ')})` : ''}.
+                {progress.detail}
               </>
             ) : (
               <>

@@ -3,6 +3,7 @@
 import { History, Info, Signature } from 'lucide-react';
 import Link from 'next/link';
 import { InboxFilters, type InboxFilterValues } from './inbox-filters';
+import { outcomeOf } from './outcome';
 import type { Viewer } from '@/components/ui/account-menu';
 import { AppNav } from '@/components/ui/app-nav';
 import { NotificationsButton } from './waiting-badge';
@@ -24,14 +25,6 @@ export interface DoneViewProps {
   options: { agents: string[]; tools: string[] };
   viewer: Viewer;
   people: People;
-}
-
-/** The outcome of a decision in words, with the badge tone that goes with it. */
-export function outcomeOf(entry: Pick<AuditEntry, 'kind' | 'editedArgs' | 'actorRole'>): { label: string; tone: 'success' | 'danger' | 'neutral' } {
-  if (entry.kind === 'resume') return { label: 'Answered', tone: 'neutral' };
-  if (entry.kind === 'decline') return { label: entry.actorRole === 'system' ? 'Declined at deadline' : 'Declined', tone: 'danger' };
-  if (entry.kind === 'escalation') return { label: 'Escalated to admins', tone: 'neutral' };
-  return { label: entry.editedArgs ? 'Approved with edits' : 'Approved', tone: 'success' };
 }
 
 /** The inbox's lists: waiting calls, calls whose outcome is unknown, and decided calls (Done). */

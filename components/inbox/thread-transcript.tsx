@@ -1,5 +1,5 @@
 import { Bot, Check, Clock, MessageCircleQuestionMark, Wrench, X } from 'lucide-react';
-import { decidersText } from '@/components/chat/approvers';
+import { decidersText, quorumProgress } from '@/components/chat/approvers';
 import { Markdown } from '@/components/chat/markdown';
 import type { ChatMessage } from '@/components/chat/types';
 import { callTitle, personName, revealBidi, type People } from '@/components/ui/describe';
@@ -12,11 +12,15 @@ function CardLine({ part, people, viewerId }: { part: ChatMessage['parts'][numbe
   const question = part.type === 'data-tool-call-suspended';
   const decision = data.decision as { approved?: boolean; reason?: string; by: string; at: string } | undefined;
   const Icon = question ? MessageCircleQuestionMark : !decision ? Clock : decision.approved === false ? X : Check;
+  // A waiting quorum call counts its approvals so far, in the chat card's words.
+  const progress = part.type === 'data-tool-call-approval' && !decision ? quorumProgress(part.data, people, viewerId) : null;
   // The outcome names the deciders as the chat's card does: every approver of a quorum call.
   const outcome = !decision
     ? question
       ? 'waiting for an answer'
-      : 'waiting for a decision'
+      : progress
+        ? 'waiting for a decision:'
+        : 'waiting for a decision'
     : part.type === 'data-tool-call-suspended'
       ? `answered by ${personName(decision.by, people, viewerId)}`
       : decision.approved === false
@@ -27,6 +31,12 @@ function CardLine({ part, people, viewerId }: { part: ChatMessage['parts'][numbe
       <Icon className="mt-0.5 size-4 shrink-0 text-muted-foreground" aria-hidden />
       <p className="min-w-0">
         <span className="font-medium">{callTitle(data)}</span> <span className="text-muted-foreground">— {outcome}</span>
+        {progress ? (
+          <span className="text-muted-foreground" data-testid="transcript-quorum">
+            {' '}
+            <strong className="font-medium text-foreground">{progress.count}</strong> {progress.detail}
+          </span>
+        ) : null}
         {decision ? (
           <span className="text-muted-foreground">
             {' '}

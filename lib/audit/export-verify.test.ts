@@ -74,6 +74,8 @@ function chainedEntries(specs: Spec[]): ChainedAuditEntry[] {
       editedFingerprint: null,
       resumeData: null,
       why: 'amount over 100',
+      quorum: null,
+      approvedBy: [],
       activity: [],
       chained: { ...row, ...link },
     } satisfies ChainedAuditEntry;

@@ -25,6 +25,8 @@ const entry: ChainedAuditEntry = {
   editedFingerprint: null,
   resumeData: null,
   why: 'amount 250 > 100: reviewer required, not the requester',
+  quorum: null,
+  approvedBy: [],
   activity: [],
   chained: {
     id: 'dec-1',

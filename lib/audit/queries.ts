@@ -91,8 +91,12 @@ export interface AuditEntry {
   /** The actor's email (display names are free text; emails are unique); null for an unknown id. */
   actorEmail: string | null;
   actorRole: string;
-  /** `escalation`: a deadline assigned the call to admins (actor `system`). */
-  kind: 'approval' | 'decline' | 'resume' | 'escalation';
+  /**
+   * `vote`: a reviewer's approval of a quorum call short of its quorum (the call still waited);
+   * `approval`: the approval that decided the call (for a quorum call, the one that filled it);
+   * `escalation`: a deadline assigned the call to admins (actor `system`).
+   */
+  kind: 'approval' | 'vote' | 'decline' | 'resume' | 'escalation';
   approved: boolean | null;
   reason: string | null;
   toolName: string;
@@ -114,6 +118,10 @@ export interface AuditEntry {
   resumeData: unknown;
   /** Why the call waited (the rule that paused it, with its values); null for questions and older rows. */
   why: string | null;
+  /** The call's quorum (distinct reviewers it needed); null for a call without one. */
+  quorum: number | null;
+  /** Who approved the quorum call, in the order they did, as the call holds it now (a vote's place in it is its count); empty without a quorum. */
+  approvedBy: string[];
   /** Assignments, notes and questions on the call before or after this decision, oldest first. */
   activity: CallActivityEntry[];
 }
@@ -163,7 +171,7 @@ export function auditPageQuery(query: AuditQuery, after: KeysetPosition | null):
       p.root_tool_call_id AS "toolCallId", d.fingerprint, d.args, d.edited_args AS "editedArgs", d.edited_fingerprint AS "editedFingerprint",
       d.resume_data AS "resumeData", p.tool_name AS "toolName", p.agent_id AS "agentId", p.chain, p.root_run_id AS "rootRunId",
       p.thread_id AS "threadId", p.requested_by AS "requester", d.pending_call_id AS "pendingCallId", actor.email AS "actorEmail", requester.email AS "requesterEmail",
-      p.policy_evaluation->>'why' AS "why",
+      p.policy_evaluation->>'why' AS "why", p.quorum, p.approved_by AS "approvedBy",
       d.run_id AS "decisionRunId", d.tool_call_id AS "decisionToolCallId", d.tool_name AS "decisionToolName",
       d.chain_seq AS "chainSeq", d.content_hash AS "contentHash", d.prev_hash AS "prevHash", d.hash
     FROM decisions d JOIN pending_tool_calls p ON p.id = d.pending_call_id
@@ -214,6 +222,8 @@ export async function listAudit(query: AuditQuery, db: PrismaClient = prisma()):
       editedFingerprint: row.editedFingerprint,
       resumeData: row.resumeData,
       why: row.why ?? null,
+      quorum: row.quorum ?? null,
+      approvedBy: row.approvedBy ?? [],
       activity: activity.get(row.pendingCallId) ?? [],
       chained: {
         id: row.id,

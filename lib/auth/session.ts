@@ -7,6 +7,7 @@ import { ApiError } from '@/lib/http/errors';
 import { parseCookies } from 'better-auth/cookies';
 import { prisma } from '@/lib/store/db';
 import { apiKeyFromHeaders, verifyApiKey } from './api-keys';
+import { REQUESTED_PATH_HEADER, signInHref } from './requested-path';
 import { auth } from './auth';
 import { SessionCache } from './session-cache';
 import { sessionsChannel } from './sessions-channel';
@@ -108,12 +109,14 @@ export async function requireActor(request: Request, roles: readonly Role[] = RO
 }
 
 /**
- * The actor of a page request; sends people who are not signed in to /sign-in and shows
- * people of another role the "not allowed" page.
+ * The actor of a page request; sends people who are not signed in to /sign-in, to return to the
+ * path and query they asked for (the header proxy.ts sets on every page request; `/` without it),
+ * and shows people of another role the "not allowed" page.
  */
-export async function requirePageActor(roles: readonly Role[] = ROLES, next = '/'): Promise<SessionActor> {
-  const actor = await actorFromHeaders(await headers());
-  if (!actor) redirect(`/sign-in?next=${encodeURIComponent(next)}`);
+export async function requirePageActor(roles: readonly Role[] = ROLES): Promise<SessionActor> {
+  const requestHeaders = await headers();
+  const actor = await actorFromHeaders(requestHeaders);
+  if (!actor) redirect(signInHref(requestHeaders.get(REQUESTED_PATH_HEADER)));
   if (!roles.includes(actor.role)) redirect('/forbidden');
   return actor;
 }

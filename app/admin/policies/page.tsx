@@ -9,7 +9,7 @@ export const metadata: Metadata = { title: 'Approval policies' };
 
 /** Admins edit the ordered approval rules here; the latest changes are listed below the rules. */
 export default async function PoliciesPage() {
-  const admin = await requirePageActor(['admin'], '/admin/policies');
+  const admin = await requirePageActor(['admin']);
   const [set, changes] = await Promise.all([readPolicies(prisma()), listPolicyChanges(prisma())]);
   const people = await displayNames([admin.id, ...changes.map((change) => change.changedBy)]);
   return (

@@ -8,7 +8,7 @@ export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'Users' };
 
 export default async function UsersPage() {
-  const admin = await requirePageActor(['admin'], '/admin/users');
+  const admin = await requirePageActor(['admin']);
   const [users, signUp] = await Promise.all([listUsers(), signUpPolicy()]);
   return <UsersView initialUsers={users} initialSignUp={signUp} viewer={{ id: admin.id, name: admin.name, role: admin.role }} />;
 }

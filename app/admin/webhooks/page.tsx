@@ -7,7 +7,7 @@ export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'Webhooks' };
 
 export default async function WebhooksPage() {
-  const admin = await requirePageActor(['admin'], '/admin/webhooks');
+  const admin = await requirePageActor(['admin']);
   const [endpoints, log] = await Promise.all([listWebhookEndpoints(), listWebhookDeliveries({ limit: 50 })]);
   return <WebhooksView initialEndpoints={endpoints} initialLog={log} viewer={{ id: admin.id, name: admin.name, role: admin.role }} />;
 }

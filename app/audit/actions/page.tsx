@@ -10,7 +10,7 @@ export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'Audit: admin actions' };
 
 export default async function AdminActionsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  const admin = await requirePageActor(['admin'], '/audit/actions');
+  const admin = await requirePageActor(['admin']);
   const raw = await searchParams;
   const text = (key: string) => (typeof raw[key] === 'string' ? (raw[key] as string).slice(0, 200) : '');
   const filters = { actor: text('actor'), action: text('action'), from: text('from'), to: text('to') };

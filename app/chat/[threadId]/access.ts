@@ -13,7 +13,7 @@ import { prisma } from '@/lib/store/db';
  * A thread id nobody has used yet is a new chat (`thread` null): `/` sends people to a fresh id.
  */
 export const chatThread = cache(async (threadId: string) => {
-  const user = await requirePageActor(['user', 'reviewer', 'admin'], `/chat/${encodeURIComponent(threadId)}`);
+  const user = await requirePageActor(['user', 'reviewer', 'admin']);
   if (!THREAD_ID.test(threadId)) notFound();
   const thread = await prisma().thread.findUnique({ where: { id: threadId }, select: { resourceId: true, deletedAt: true, agentId: true } });
   // Someone else's thread looks exactly like a missing page.

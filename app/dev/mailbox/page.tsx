@@ -14,7 +14,7 @@ export const metadata: Metadata = { title: 'Dev mailbox' };
  * for admins. With SMTP_URL set, mail goes to the mail server and this page says so.
  */
 export default async function DevMailboxPage() {
-  const admin = await requirePageActor(['admin'], '/dev/mailbox');
+  const admin = await requirePageActor(['admin']);
   const mails = await prisma().devMail.findMany({ orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: 50 });
   return (
     <div className="flex min-h-dvh flex-col">

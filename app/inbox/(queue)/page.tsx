@@ -21,7 +21,7 @@ function setFilters(filters: InboxFilterValues, keys: (keyof InboxFilterValues)[
 
 
 export default async function InboxPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  const reviewer = await requirePageActor(['reviewer', 'admin'], '/inbox');
+  const reviewer = await requirePageActor(['reviewer', 'admin']);
   const params = await searchParams;
   const cursor = typeof params.cursor === 'string' ? params.cursor.slice(0, 200) : undefined;
   const filters = filterValues(params);

@@ -8,7 +8,7 @@ export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'API keys' };
 
 export default async function ApiKeysPage() {
-  const actor = await requirePageActor(undefined, '/settings/keys');
+  const actor = await requirePageActor();
   return (
     <ApiKeysView
       initialKeys={await listApiKeys(actor.id)}

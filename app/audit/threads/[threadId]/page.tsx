@@ -3,7 +3,7 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { Fragment } from 'react';
 import { notFound } from 'next/navigation';
-import { deciderIds, listParts } from '@/components/chat/approvers';
+import { approvalLabel, deciderIds, listParts } from '@/components/chat/approvers';
 import { AppNav } from '@/components/ui/app-nav';
 import { Badge } from '@/components/ui/badge';
 import { revealBidi, summarizeArgs, type People } from '@/components/ui/describe';
@@ -51,17 +51,14 @@ function deciders(decision: DecisionRow): string[] {
 
 /**
  * A decision's outcome in words. A quorum vote is an approval that counted ("Approved (1 of 2)", the
- * count the chat and the inbox show), and so is the approval that filled it ("Approved (2 of 2)").
+ * count the chat and the inbox show), and so is the approval that filled it ("Approved (2 of 2)"):
+ * approvers.ts `approvalLabel`, the words of the audit log and the inbox's Done tab too.
  */
 function outcome(decision: DecisionRow): { label: string; tone: 'success' | 'danger' | 'neutral' } {
-  const { quorum, approvedBy } = decision.pendingCall;
   switch (decision.kind) {
-    case 'vote': {
-      const position = approvedBy.indexOf(decision.actorId) + 1;
-      return { label: quorum && position > 0 ? `Approved (${position} of ${quorum})` : 'Approved (vote)', tone: 'success' };
-    }
+    case 'vote':
     case 'approval':
-      return { label: quorum ? `Approved (${deciders(decision).length} of ${quorum})` : 'Approved', tone: 'success' };
+      return { label: approvalLabel({ kind: decision.kind, actorId: decision.actorId, quorum: decision.pendingCall.quorum, approvedBy: decision.pendingCall.approvedBy }), tone: 'success' };
     case 'decline':
       return { label: 'Declined', tone: 'danger' };
     case 'escalation':
@@ -92,7 +89,7 @@ function PersonList({ ids, people }: { ids: string[]; people: People }) {
 export default async function AuditThreadPage({ params }: { params: Promise<{ threadId: string }> }) {
   const { threadId } = await params;
   if (!THREAD_ID.test(threadId)) notFound();
-  const admin = await requirePageActor(['admin'], `/audit/threads/${threadId}`);
+  const admin = await requirePageActor(['admin']);
   const db = prisma();
   const thread = await db.thread.findUnique({ where: { id: threadId }, select: { id: true, title: true, resourceId: true, agentId: true, deletedAt: true } });
   if (!thread) notFound();

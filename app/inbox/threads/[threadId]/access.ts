@@ -12,7 +12,7 @@ import { reviewableThread } from '@/lib/inbox/context';
  * redirect (the owner goes to their own chat) — and the page reads the same answer.
  */
 export const reviewedThread = cache(async (threadId: string) => {
-  const viewer = await requirePageActor(['reviewer', 'admin'], `/inbox/threads/${encodeURIComponent(threadId)}`);
+  const viewer = await requirePageActor(['reviewer', 'admin']);
   if (!THREAD_ID.test(threadId)) notFound();
   const thread = await reviewableThread(threadId);
   if (!thread) notFound();
