@@ -12,6 +12,7 @@ import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { hashPassword } from 'better-auth/crypto';
 import pg from 'pg';
 import { ACCOUNTS, DEMO_PASSWORD, E2E_SERVER_ENV } from '../e2e/config';
+import { dropRouteTypes } from '../scripts/build-types';
 import { stopChild } from '../scripts/stop-child';
 import type { BenchSystem, Milestone, PausedRun, RuntimeInstance } from './model';
 
@@ -75,6 +76,7 @@ export function buildApp(options: { databaseUrl: string; force: boolean; log: st
   const build = spawnSync(process.execPath, [NEXT_BIN, 'build'], { env: serverEnv(options.databaseUrl), stdio: ['ignore', out, out] });
   fs.closeSync(out);
   if (build.status !== 0) throw new Error(`next build failed (exit ${build.status}); see ${options.log}`);
+  dropRouteTypes(DIST_DIR);
   fs.writeFileSync(stamp, fingerprint);
   return true;
 }

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { dropRouteTypes } from '../scripts/build-types';
 import { E2E_SERVER_ENV } from './config';
 
 /**
@@ -14,5 +15,6 @@ export default function globalSetup() {
     env: { ...process.env, ...E2E_SERVER_ENV, NEXT_DIST_DIR: '.next-e2e' },
   });
   if (build.status !== 0) throw new Error(`next build failed (exit ${build.status}); run it alone to see why: NEXT_DIST_DIR=.next-e2e npx next build`);
+  dropRouteTypes('.next-e2e');
   console.log(`[e2e] built the app in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
