@@ -4,7 +4,7 @@ import path from 'node:path';
 import { ACCOUNTS, contextAs, expect, sessionCookie, test } from './support';
 import { parseSse } from './sse';
 import { startServer } from './servers';
-import { extraPort } from './config';
+import { BASE_URL, extraPort } from './config';
 
 type Chunk = { type: string; runId: string; payload: Record<string, any> };
 
@@ -84,6 +84,29 @@ test.describe('sign-in and roles', () => {
     await expect(page).toHaveURL(thread);
     await expect(page.getByTestId('thread-read-only')).toBeVisible();
     await expect(page.getByTestId('transcript-card')).toContainText('waiting for a decision');
+    await context.close();
+  });
+
+  test('sign-in never sends anyone to another site: next=//host, /\\host and a full URL all return to /', async ({ browser }) => {
+    const ada = await contextAs(browser, ACCOUNTS.ada);
+    // Signed in already, /sign-in redirects straight to next, by HTTP.
+    for (const next of ['//evil.test/x', '/\\evil.test/x', '/\t/evil.test/x', 'https://evil.test/x']) {
+      const response = await ada.request.get(`/sign-in?next=${encodeURIComponent(next)}`, { maxRedirects: 0 });
+      expect(response.status(), next).toBe(307);
+      expect(response.headers().location, next).toBe('/');
+    }
+    expect((await ada.request.get(`/sign-in?next=${encodeURIComponent('/inbox?view=done')}`, { maxRedirects: 0 })).headers().location).toBe('/inbox?view=done');
+    await ada.close();
+
+    // Signing in through the form with such a next stays on this site.
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`/sign-in?next=${encodeURIComponent('/\\evil.test/x')}`);
+    await page.getByTestId('sign-in-email').fill(ACCOUNTS.ada);
+    await page.getByTestId('sign-in-password').fill('countersign-demo');
+    await page.getByTestId('sign-in-submit').click();
+    await expect(page.getByTestId('composer-input')).toBeVisible();
+    expect(new URL(page.url()).origin).toBe(new URL(BASE_URL).origin);
     await context.close();
   });
 

@@ -3,6 +3,7 @@ import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { SignInForm } from '@/components/auth/sign-in-form';
 import { accountsExist } from '@/lib/admin/first-admin';
+import { safeNextPath } from '@/lib/auth/requested-path';
 import { actorFromHeaders } from '@/lib/auth/session';
 import { DEMO_ACCOUNTS, DEMO_PASSWORD } from '@/lib/demo/seed';
 import { env } from '@/lib/env';
@@ -10,13 +11,8 @@ import { env } from '@/lib/env';
 export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'Sign in' };
 
-/** Only same-site paths may be returned to after signing in. */
-function safeNext(next: string | undefined): string {
-  return next && next.startsWith('/') && !next.startsWith('//') ? next : '/';
-}
-
 export default async function SignInPage({ searchParams }: { searchParams: Promise<{ next?: string }> }) {
-  const next = safeNext((await searchParams).next);
+  const next = safeNextPath((await searchParams).next);
   if (await actorFromHeaders(await headers())) redirect(next);
   const demo = env().NODE_ENV !== 'production' || env().COUNTERSIGN_SHOW_DEMO_ACCOUNTS;
   return (

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { requestedPath, signInHref } from './requested-path';
+import { requestedPath, safeNextPath, signInHref } from './requested-path';
 
 describe('requestedPath', () => {
   it('is the path and query of the URL, without its origin or fragment', () => {
@@ -19,6 +19,21 @@ describe('signInHref', () => {
   it('returns to / without a path, or for anything that is not a same-site path', () => {
     for (const next of [null, undefined, '', 'inbox', 'https://evil.test/', '//evil.test/x', '/\\evil.test/x']) {
       expect(signInHref(next), String(next)).toBe('/sign-in?next=%2F');
+    }
+  });
+});
+
+describe('safeNextPath', () => {
+  it('keeps a same-site path with its query', () => {
+    expect(safeNextPath('/inbox?view=done')).toBe('/inbox?view=done');
+    expect(safeNextPath('/chat/t-1#latest')).toBe('/chat/t-1#latest');
+    // A tab is dropped as a browser drops it; what is left is still a path on this site.
+    expect(safeNextPath('/\tevil.test')).toBe('/evil.test');
+  });
+
+  it('refuses what a browser would read as another site', () => {
+    for (const next of ['//evil.test', '/\\evil.test', '/\t/evil.test', '/\n/evil.test', '\\evil.test', 'https://evil.test/', 'javascript:alert(1)', ' /inbox']) {
+      expect(safeNextPath(next), JSON.stringify(next)).toBe('/');
     }
   });
 });

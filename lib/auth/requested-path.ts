@@ -13,12 +13,33 @@ export function requestedPath(url: URL): string {
   return `${url.pathname}${url.search}`;
 }
 
+/** A stand-in origin: a path is same-site when resolving it against this origin keeps the origin. */
+const HERE = 'http://countersign.invalid';
+
 /**
- * Where a visitor who is not signed in is sent: `/sign-in?next=<the page they asked for>`. Only a
- * same-site path is kept (one `/` first, not `//` nor `/\`, which browsers read as another site);
- * anything else, or none, returns to `/`.
+ * The same-site path and query in `next`, for a redirect after signing in, or `/`. Resolved as a
+ * browser resolves a link on this site (WHATWG URL): `//evil.test`, `/\evil.test` and a path with a
+ * tab or line break inside the slashes all name another site there and are refused, as is anything
+ * not starting with `/`. The open-redirect rule of OWASP's "Unvalidated Redirects and Forwards".
+ *
+ * @param next what the request asked to return to (e.g. `/inbox?view=done`)
+ * @returns the normalised path, query and fragment, or `/`
+ */
+export function safeNextPath(next: string | null | undefined): string {
+  if (!next || !next.startsWith('/')) return '/';
+  let url: URL;
+  try {
+    url = new URL(next, HERE);
+  } catch {
+    return '/';
+  }
+  return url.origin === HERE ? `${url.pathname}${url.search}${url.hash}` : '/';
+}
+
+/**
+ * Where a visitor who is not signed in is sent: `/sign-in?next=<the page they asked for>`, with
+ * `next` made safe by `safeNextPath` (anything but a same-site path returns to `/`).
  */
 export function signInHref(next: string | null | undefined): string {
-  const path = next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/';
-  return `/sign-in?next=${encodeURIComponent(path)}`;
+  return `/sign-in?next=${encodeURIComponent(safeNextPath(next))}`;
 }
