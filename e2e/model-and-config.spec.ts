@@ -201,6 +201,12 @@ test.describe('starting `next start`: a bad environment stops it; a good one log
     expect(output).not.toContain('SECRET');
   });
 
+  test('production without BETTER_AUTH_SECRET: exit 1, naming it, instead of serving 500s', async () => {
+    const { code, output } = await startWith({ BETTER_AUTH_SECRET: '' });
+    expect(code).toBe(1);
+    expect(output).toContain('BETTER_AUTH_SECRET is required in production');
+  });
+
   test('a base URL without MODEL: exit 1 instead of a silent fallback to the scripted model', async () => {
     const { code, output } = await startWith({ OPENAI_COMPATIBLE_BASE_URL: 'http://127.0.0.1:9/v1' });
     expect(code).toBe(1);

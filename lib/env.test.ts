@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { describeModel, ENV_DOCS, EnvError, envSchema, parseEnv, renderEnvTable } from './env';
+import { describeModel, ENV_DOCS, EnvError, envSchema, parseEnv, renderEnvTable, serverStartProblems } from './env';
 
 const problemsOf = (source: Record<string, string>) => {
   try {
@@ -124,5 +124,21 @@ describe('one module reads the environment', () => {
     for (const dir of ['app', 'lib', 'components']) walk(dir);
     expect(files.length).toBeGreaterThan(50);
     expect(files.filter((file) => readsEnv(path.join(root, file)))).toEqual([]);
+  });
+});
+
+describe('serverStartProblems', () => {
+  it('refuses production without its own BETTER_AUTH_SECRET, naming the variable', () => {
+    const [problem] = serverStartProblems(parseEnv({ NODE_ENV: 'production' }));
+    expect(problem).toMatch(/^BETTER_AUTH_SECRET is required in production/);
+  });
+
+  it('lets production start with a secret, or with the development one when explicitly allowed', () => {
+    expect(serverStartProblems(parseEnv({ NODE_ENV: 'production', BETTER_AUTH_SECRET: 'x'.repeat(32) }))).toEqual([]);
+    expect(serverStartProblems(parseEnv({ NODE_ENV: 'production', COUNTERSIGN_ALLOW_DEV_SECRET: 'true' }))).toEqual([]);
+  });
+
+  it('asks nothing of development', () => {
+    expect(serverStartProblems(parseEnv({ NODE_ENV: 'development' }))).toEqual([]);
   });
 });

@@ -297,6 +297,22 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   return { ...parsed.data, model: model.setting };
 }
 
+/**
+ * Rules for a server that serves requests, checked when it starts (instrumentation.ts) rather than
+ * whenever the environment is read, so scripts and `next build` are not bound by them: in
+ * production the sessions need the deployment's own secret, not the built-in development one
+ * (unless COUNTERSIGN_ALLOW_DEV_SECRET says otherwise, for throwaway demos).
+ *
+ * @param config the validated environment
+ * @returns one line per problem, naming its variable; empty when the server may start
+ */
+export function serverStartProblems(config: Pick<Env, 'NODE_ENV' | 'BETTER_AUTH_SECRET' | 'COUNTERSIGN_ALLOW_DEV_SECRET'>): string[] {
+  if (config.NODE_ENV === 'production' && !config.BETTER_AUTH_SECRET && !config.COUNTERSIGN_ALLOW_DEV_SECRET) {
+    return ['BETTER_AUTH_SECRET is required in production: 32+ random characters (e.g. the output of `openssl rand -base64 32`); it signs the sessions.'];
+  }
+  return [];
+}
+
 /** The app's variables in `source`, empty ones dropped. */
 function variablesOf(source: Record<string, string | undefined>): Record<string, string> {
   const input: Record<string, string> = {};

@@ -5,7 +5,7 @@ import { apiKey } from '@better-auth/api-key';
 import { nextCookies } from 'better-auth/next-js';
 import { admin } from 'better-auth/plugins';
 import { defaultAc } from 'better-auth/plugins/admin/access';
-import { env } from '@/lib/env';
+import { env, serverStartProblems } from '@/lib/env';
 import { securitySettings } from '@/lib/security/settings';
 import { prisma } from '@/lib/store/db';
 import { afterAuthRoute, beforeAuthRoute, postgresRateLimitStorage, signUpRefusal } from './guards';
@@ -16,9 +16,9 @@ const DEV_SECRET = 'countersign-development-secret-change-me-0123456789';
 function secret(): string {
   const configured = env().BETTER_AUTH_SECRET;
   if (configured) return configured;
-  if (env().NODE_ENV === 'production' && !env().COUNTERSIGN_ALLOW_DEV_SECRET) {
-    throw new Error('Set BETTER_AUTH_SECRET (32+ random characters) to run in production.');
-  }
+  // The server does not start without it (instrumentation.ts); this guards any other caller.
+  const [problem] = serverStartProblems(env());
+  if (problem) throw new Error(problem);
   return DEV_SECRET;
 }
 
