@@ -23,7 +23,9 @@ const MAX_KEY_LENGTH = 200;
  * same key and body gets that response again with no second effect. Without the header the
  * handler simply runs.
  *
- * A 429 answer is not kept (nothing happened; the retry runs again).
+ * A 400 or 429 answer is not kept: the request was refused before it did anything (bad input, or
+ * over the rate limit), so a corrected request or a later retry with the same key runs anew. As
+ * Stripe's idempotency keys treat a request that failed validation.
  *
  * Errors: 400 INVALID_IDEMPOTENCY_KEY (longer than 200 characters), 422 IDEMPOTENCY_KEY_REUSED (same
  * key, different request), 409 IDEMPOTENCY_IN_PROGRESS (the first request is still running).
@@ -82,8 +84,8 @@ export async function withIdempotency(
   } catch (error) {
     response = toErrorResponse(error);
   }
-  // Rate-limited: nothing was done, so nothing is remembered; a retry after Retry-After runs anew.
-  if (response.status === 429) {
+  // Refused (bad input) or rate-limited: nothing was done, so nothing is remembered.
+  if (response.status === 400 || response.status === 429) {
     await db.idempotencyKey.delete({ where: { actorId_key: { actorId: input.actorId, key } } });
     return response;
   }

@@ -45,6 +45,21 @@ describe('Idempotency-Key', () => {
     expect(runs).toBe(2);
   });
 
+  it('a refused request (400: the body was not valid) is not kept: the corrected request with the same key runs', async () => {
+    const key = `key-${crypto.randomUUID()}`;
+    const refused = await withIdempotency({ request: request(key, '{"threadId":"idem 1"}'), actorId: 'user-ada', body: '{"threadId":"idem 1"}' }, async () =>
+      Response.json({ error: { code: 'BAD_REQUEST', message: 'a thread id is 1–100 letters, digits, - or _' } }, { status: 400 }),
+    );
+    expect(refused.status).toBe(400);
+    expect(await prisma().idempotencyKey.findFirst({ where: { key } })).toBeNull();
+
+    const corrected = await withIdempotency({ request: request(key, '{"threadId":"idem-1"}'), actorId: 'user-ada', body: '{"threadId":"idem-1"}' }, async () =>
+      Response.json({ accepted: true }),
+    );
+    expect(corrected.status).toBe(200);
+    expect(await corrected.json()).toEqual({ accepted: true });
+  });
+
   it('concurrent requests with one key: one runs, the others are told it is in progress', async () => {
     const key = `key-${crypto.randomUUID()}`;
     let runs = 0;
