@@ -479,6 +479,19 @@ test.describe('inbox: keyboard', () => {
     await expect(page.getByTestId('bulk-count')).toHaveText('1 selected');
     await page.keyboard.press('Escape');
     await expect(page.getByTestId('bulk-count')).toHaveCount(0);
+    // Shift+x (the key a keyboard then sends is "X") selects the range from the last one.
+    await expect(rowButton(2)).toBeFocused();
+    await page.keyboard.press('x');
+    await page.keyboard.press('j');
+    await page.keyboard.press('j');
+    await expect(rowButton(0)).toBeFocused();
+    await page.keyboard.press('Shift+X');
+    await expect(page.getByTestId('bulk-count')).toHaveText('3 selected');
+    await page.keyboard.press('Escape');
+    await expect(page.getByTestId('bulk-count')).toHaveCount(0);
+    await page.keyboard.press('k');
+    await page.keyboard.press('k');
+    await expect(rowButton(2)).toBeFocused();
 
     // c claims the open call.
     await page.keyboard.press('c');

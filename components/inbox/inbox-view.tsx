@@ -338,7 +338,8 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
       } else if (event.key === 'w' && selected && !stale[selected.id] && selected.kind === 'approval' && selected.requester === viewer.id) {
         event.preventDefault();
         void act(selected, { type: 'withdraw' });
-      } else if (event.key === 'x' && selected && selected.kind === 'approval' && selected.status === 'pending') {
+      } else if ((event.key === 'x' || event.key === 'X') && selected && selected.kind === 'approval' && selected.status === 'pending') {
+        // With Shift held a keyboard sends "X": the range from the last one.
         event.preventDefault();
         selection.toggle(selected, event.shiftKey);
       } else if (event.key === '/') {
