@@ -91,7 +91,7 @@ test.describe('navigation', () => {
 });
 
 test.describe('first run', () => {
-  test('on a database without any account the sign-in page says how the first admin is made; once an account exists it does not', async ({ browser }) => {
+  test('on a database without any account the sign-in page says how the first admin is made; once an account exists it does not; it lists only demo accounts that exist', async ({ browser }) => {
     // A second server on a database of its own, migrated but never seeded: what `npm start` leaves.
     const url = new URL(E2E_DATABASE_URL);
     url.pathname = '/countersign_first_run';
@@ -100,7 +100,7 @@ test.describe('first run', () => {
     await admin.query('DROP DATABASE IF EXISTS countersign_first_run WITH (FORCE)');
     await admin.query('CREATE DATABASE countersign_first_run');
     await migrate(url.toString());
-    const server = await startServer({ port: extraPort(1), env: { DATABASE_URL: url.toString() } });
+    const server = await startServer({ port: extraPort(1), env: { DATABASE_URL: url.toString(), COUNTERSIGN_SHOW_DEMO_ACCOUNTS: 'true' } });
     const context = await browser.newContext();
     try {
       const page = await context.newPage();
@@ -108,6 +108,8 @@ test.describe('first run', () => {
       await page.goto(`${server.url}/sign-in`);
       await expect(page.getByTestId('no-accounts')).toContainText('No account exists yet');
       await expect(page.getByTestId('no-accounts')).toContainText('npm run admin:create');
+      // Demo accounts are listed only where they exist: none here.
+      await expect(page.getByRole('region', { name: 'Demo accounts' })).toHaveCount(0);
       await checkAccessible(page, 'sign-in-no-accounts');
       await page.setViewportSize(MOBILE);
       await screenshotBoth(page, 'sign-in-no-accounts');
@@ -115,10 +117,17 @@ test.describe('first run', () => {
       const fresh = new pg.Client({ connectionString: url.toString() });
       await fresh.connect();
       await fresh.query(`INSERT INTO users (id, name, email, email_verified, role) VALUES ('first', 'First Admin', 'first@example.com', true, 'admin')`);
+      // A real account holding a demo email (the seed then skips that demo account), and one demo account.
+      await fresh.query(`INSERT INTO users (id, name, email, email_verified, role) VALUES ('real-alex', 'Real Alex', 'alex@example.com', true, 'admin')`);
+      await fresh.query(`INSERT INTO users (id, name, email, email_verified, role) VALUES ('user-ada', 'Ada', 'ada@example.com', true, 'user')`);
       await fresh.end();
       await page.reload();
       await expect(page.getByTestId('sign-in-submit')).toBeVisible();
       await expect(page.getByTestId('no-accounts')).toHaveCount(0);
+      const demo = page.getByRole('region', { name: 'Demo accounts' });
+      await expect(demo).toContainText('ada@example.com');
+      await expect(demo).not.toContainText('alex@example.com');
+      await expect(demo.getByRole('listitem')).toHaveCount(1);
     } finally {
       await context.close();
       await server.kill();

@@ -2,7 +2,7 @@ import type { Metadata } from 'next';
 import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { SignInForm } from '@/components/auth/sign-in-form';
-import { accountsExist } from '@/lib/admin/first-admin';
+import { accountsExist, existingDemoAccounts } from '@/lib/admin/first-admin';
 import { safeNextPath } from '@/lib/auth/requested-path';
 import { actorFromHeaders } from '@/lib/auth/session';
 import { DEMO_ACCOUNTS, DEMO_PASSWORD } from '@/lib/demo/seed';
@@ -19,7 +19,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
     <main className="flex min-h-dvh items-center justify-center p-4">
       <SignInForm
         next={next}
-        demoAccounts={demo ? DEMO_ACCOUNTS.map(({ email, name, role }) => ({ email, name, role })) : []}
+        demoAccounts={demo ? (await existingDemoAccounts(DEMO_ACCOUNTS)).map(({ email, name, role }) => ({ email, name, role })) : []}
         demoPassword={demo ? DEMO_PASSWORD : null}
         noAccounts={!(await accountsExist())}
       />

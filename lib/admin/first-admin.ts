@@ -54,3 +54,17 @@ export async function createAdminAccount(
 export async function accountsExist(db: PrismaClient = prisma()): Promise<boolean> {
   return (await db.user.findFirst({ select: { id: true } })) !== null;
 }
+
+/**
+ * The demo accounts that exist in this database, for the sign-in page's list: a demo account the
+ * seed skipped (its email taken by a real account) or never created (`npm start` without
+ * COUNTERSIGN_DEMO_ACCOUNTS) is not offered with the public demo password.
+ *
+ * @param accounts the demo accounts as the seed defines them (id and email)
+ * @returns those whose row exists with that id and email, in the given order
+ */
+export async function existingDemoAccounts<A extends { id: string; email: string }>(accounts: readonly A[], db: PrismaClient = prisma()): Promise<A[]> {
+  const rows = await db.user.findMany({ where: { id: { in: accounts.map((account) => account.id) } }, select: { id: true, email: true } });
+  const present = new Set(rows.map((row) => `${row.id}\n${row.email}`));
+  return accounts.filter((account) => present.has(`${account.id}\n${account.email}`));
+}
