@@ -11,10 +11,10 @@ export async function register() {
   // NEXT_RUNTIME is Next's build-time constant for the bundle being compiled (not configuration):
   // the edge bundle drops everything below.
   if (process.env.NEXT_RUNTIME !== 'nodejs') return;
-  const { describeModel, envOrExit, serverStartProblems } = await import('./lib/env');
+  const { describeModel, envOrExit, isNextBuild, serverStartProblems } = await import('./lib/env');
   const config = envOrExit();
   // `next build` may load this hook too; a build needs no session secret, only the server does.
-  const problems = process.env.NEXT_PHASE === 'phase-production-build' ? [] : serverStartProblems(config);
+  const problems = isNextBuild() ? [] : serverStartProblems(config);
   if (problems.length > 0) {
     console.error(`${problems.join('\n')}\nFix these variables and start again (README: "Configuration").`);
     process.exit(1);

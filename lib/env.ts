@@ -298,6 +298,15 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
 }
 
 /**
+ * Whether this process is `next build` (Next sets NEXT_PHASE, its own constant, not configuration):
+ * a build may load the instrumentation hook, and it needs no session secret.
+ * @returns true during `next build`
+ */
+export function isNextBuild(): boolean {
+  return process.env.NEXT_PHASE === 'phase-production-build';
+}
+
+/**
  * Rules for a server that serves requests, checked when it starts (instrumentation.ts) rather than
  * whenever the environment is read, so scripts and `next build` are not bound by them: in
  * production the sessions need the deployment's own secret, not the built-in development one
