@@ -3,7 +3,9 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { Fragment } from 'react';
 import { notFound } from 'next/navigation';
-import { approvalLabel, deciderIds, listParts } from '@/components/chat/approvers';
+import { deciderIds, listParts } from '@/components/chat/approvers';
+import { outcomeOf } from '@/components/inbox/outcome';
+import type { AuditEntry } from '@/lib/audit/queries';
 import { AppNav } from '@/components/ui/app-nav';
 import { Badge } from '@/components/ui/badge';
 import { revealBidi, summarizeArgs, type People } from '@/components/ui/describe';
@@ -36,8 +38,17 @@ function lines(content: unknown): { kind: 'text' | 'call' | 'result'; text: stri
 type DecisionRow = {
   kind: string;
   actorId: string;
+  actorRole: string;
+  editedArgs: unknown;
   pendingCall: { quorum: number | null; approvedBy: string[] };
 };
+
+/** A decision's outcome in the words of the audit log and the inbox's Done tab (outcomeOf), its quorum count included. */
+function outcome(decision: DecisionRow) {
+  const { quorum, approvedBy } = decision.pendingCall;
+  // `kind` is text in the table; the store writes only these kinds (the audit log reads it the same way).
+  return outcomeOf({ ...decision, kind: decision.kind as AuditEntry['kind'], quorum, approvedBy });
+}
 
 /**
  * Who a decision names, as the chat's card names the deciders of a call: the approval that filled a
@@ -47,27 +58,6 @@ function deciders(decision: DecisionRow): string[] {
   if (decision.kind !== 'approval') return [decision.actorId];
   const { quorum, approvedBy } = decision.pendingCall;
   return deciderIds({ quorum: quorum ?? undefined, approvedBy, decision: { approved: true, by: decision.actorId, at: '' } });
-}
-
-/**
- * A decision's outcome in words. A quorum vote is an approval that counted ("Approved (1 of 2)", the
- * count the chat and the inbox show), and so is the approval that filled it ("Approved (2 of 2)"):
- * approvers.ts `approvalLabel`, the words of the audit log and the inbox's Done tab too.
- */
-function outcome(decision: DecisionRow): { label: string; tone: 'success' | 'danger' | 'neutral' } {
-  switch (decision.kind) {
-    case 'vote':
-    case 'approval':
-      return { label: approvalLabel({ kind: decision.kind, actorId: decision.actorId, quorum: decision.pendingCall.quorum, approvedBy: decision.pendingCall.approvedBy }), tone: 'success' };
-    case 'decline':
-      return { label: 'Declined', tone: 'danger' };
-    case 'escalation':
-      return { label: 'Escalated', tone: 'neutral' };
-    case 'resume':
-      return { label: 'Answered', tone: 'neutral' };
-    default:
-      return { label: decision.kind, tone: 'neutral' };
-  }
 }
 
 /** People as a list ("Rita <…> and Sam <…>"), each with their email. */
@@ -103,6 +93,8 @@ export default async function AuditThreadPage({ params }: { params: Promise<{ th
         kind: true,
         reason: true,
         actorId: true,
+        actorRole: true,
+        editedArgs: true,
         createdAt: true,
         pendingCall: { select: { rootRunId: true, toolName: true, quorum: true, approvedBy: true } },
       },
