@@ -1,9 +1,34 @@
 import { DEMO_POLICIES } from '../lib/demo/policies';
 import { policiesSchema } from '../lib/policies/rules';
-import { ACCOUNTS, contextAs, expect, test } from './support';
+import type { APIRequestContext, Browser } from '@playwright/test';
+import { ACCOUNTS, contextAs, expect, test, type Db } from './support';
 import { checkAccessible, DESKTOP, InboxPage, MOBILE, screenshotBoth } from './ui';
 
 const demoRules = policiesSchema.parse({ rules: DEMO_POLICIES }).rules;
+
+type QuorumCall = { run_id: string; tool_call_id: string };
+
+/** Ada asks for a refund of 1,100 on ord-2001 (a quorum of two reviewers, the order reset first): its thread and waiting call. */
+async function quorumRefund(db: Db, request: APIRequestContext): Promise<{ threadId: string; call: QuorumCall }> {
+  await db.query(`UPDATE orders SET refunded = 0, status = 'paid' WHERE id = 'ord-2001'`);
+  const threadId = `quorum-${crypto.randomUUID()}`;
+  const started = await request.post('/api/agents/ops-agent/generate', { data: { messages: 'refund order ord-2001 for 1100', threadId, resourceId: 'user-ada' } });
+  expect(started.status()).toBe(200);
+  const [call] = await db.query<QuorumCall>(
+    `SELECT root_run_id AS run_id, root_tool_call_id AS tool_call_id FROM pending_tool_calls WHERE thread_id = $1 AND status = 'pending'`,
+    [threadId],
+  );
+  return { threadId, call };
+}
+
+/** `email` approves the call through the runs route, in a browser context of their own, and reads the answer to its end. */
+async function approveAs(browser: Browser, email: string, call: QuorumCall) {
+  const reviewer = await contextAs(browser, email);
+  const decided = await reviewer.request.post(`/api/runs/${call.run_id}/tool-calls/${encodeURIComponent(call.tool_call_id)}/decision`, { data: { approved: true } });
+  expect(decided.status(), email).toBe(200);
+  await decided.text();
+  await reviewer.close();
+}
 
 test.describe('approval policies as data', () => {
   // Every test here leaves the demo policies in force again (as a new version), for the tests after it.
@@ -183,21 +208,8 @@ test.describe('quorum and classifier in the browser', () => {
   });
 
   test('a quorum call approved by Rita and Sam: the inbox’s and the audit’s read-only thread views name both, as the chat does', async ({ browser, db, request }) => {
-    await db.query(`UPDATE orders SET refunded = 0, status = 'paid' WHERE id = 'ord-2001'`);
-    const threadId = `quorum-${crypto.randomUUID()}`;
-    const started = await request.post('/api/agents/ops-agent/generate', { data: { messages: 'refund order ord-2001 for 1100', threadId, resourceId: 'user-ada' } });
-    expect(started.status()).toBe(200);
-    const [call] = await db.query<{ run_id: string; tool_call_id: string }>(
-      `SELECT root_run_id AS run_id, root_tool_call_id AS tool_call_id FROM pending_tool_calls WHERE thread_id = $1 AND status = 'pending'`,
-      [threadId],
-    );
-    for (const email of [ACCOUNTS.rita, ACCOUNTS.sam]) {
-      const reviewer = await contextAs(browser, email);
-      const decided = await reviewer.request.post(`/api/runs/${call.run_id}/tool-calls/${encodeURIComponent(call.tool_call_id)}/decision`, { data: { approved: true } });
-      expect(decided.status(), email).toBe(200);
-      await decided.text();
-      await reviewer.close();
-    }
+    const { threadId, call } = await quorumRefund(db, request);
+    for (const email of [ACCOUNTS.rita, ACCOUNTS.sam]) await approveAs(browser, email, call);
     await expect.poll(async () => (await db.query(`SELECT status FROM runs WHERE id = $1`, [call.run_id]))[0]?.status).toBe('completed');
 
     // Alex (an admin) reads both views, so neither reviewer is "you".
@@ -233,21 +245,8 @@ test.describe('quorum and classifier in the browser', () => {
     // Three browsers, four pages, each checked with axe in light and dark at two widths: on a busy
     // 2-core machine that takes longer than the default 90 s (it ran 1.6 min in the full suite).
     test.setTimeout(240_000);
-    await db.query(`UPDATE orders SET refunded = 0, status = 'paid' WHERE id = 'ord-2001'`);
-    const threadId = `quorum-${crypto.randomUUID()}`;
-    const started = await request.post('/api/agents/ops-agent/generate', { data: { messages: 'refund order ord-2001 for 1100', threadId, resourceId: 'user-ada' } });
-    expect(started.status()).toBe(200);
-    const [call] = await db.query<{ run_id: string; tool_call_id: string }>(
-      `SELECT root_run_id AS run_id, root_tool_call_id AS tool_call_id FROM pending_tool_calls WHERE thread_id = $1 AND status = 'pending'`,
-      [threadId],
-    );
-    const approve = async (email: string) => {
-      const reviewer = await contextAs(browser, email);
-      const decided = await reviewer.request.post(`/api/runs/${call.run_id}/tool-calls/${encodeURIComponent(call.tool_call_id)}/decision`, { data: { approved: true } });
-      expect(decided.status(), email).toBe(200);
-      await decided.text();
-      await reviewer.close();
-    };
+    const { threadId, call } = await quorumRefund(db, request);
+    const approve = (email: string) => approveAs(browser, email, call);
     await approve(ACCOUNTS.rita);
 
     // The requester's chat counts Rita's vote; the reviewers' read-only view says the same.
