@@ -6,6 +6,14 @@ import { checkAccessible, DESKTOP, InboxPage, MOBILE, screenshotBoth } from './u
 // phone-sized screenshots of the same screens are saved alongside.
 
 test.describe('accessibility (axe, light and dark)', () => {
+  test('the check itself fails on a serious violation, even one that only dark mode has', async ({ page }) => {
+    // Grey on black in dark mode only: a contrast ratio of about 1.7, where 4.5 is needed.
+    await page.setContent(
+      '<!doctype html><html lang="en"><head><title>Check</title><style>@media (prefers-color-scheme: dark) { p { color: #333; background: #000 } }</style></head><body><main><h1>Check</h1><p>Dim text</p></main></body></html>',
+    );
+    await expect(checkAccessible(page, 'axe-self-check')).rejects.toThrow(/axe on axe-self-check \(dark, 1280px\)[\s\S]*color-contrast/);
+  });
+
   test('sign-in', async ({ browser }) => {
     const context = await browser.newContext();
     const page = await context.newPage();
