@@ -57,20 +57,25 @@ async function axeViolations(page: Page): Promise<axe.Result[]> {
 }
 
 /**
- * Switches the emulated system colour scheme and waits until the colour transitions it started
- * (150 ms) have finished, so that contrast and screenshots see the final colours.
+ * Switches the emulated system colour scheme, then waits until the page is still: no transition or
+ * finite animation running (the colour transitions of the switch, 150 ms; a toast fading in),
+ * checked again two frames after each wait, for at most 5 s. Endless animations (a spinner) do not count.
  */
 async function setColorScheme(page: Page, colorScheme: 'light' | 'dark') {
   await page.emulateMedia({ colorScheme });
-  // getAnimations() brings styles up to date first, so the transitions the switch starts are listed.
-  await page.evaluate(() =>
-    Promise.all(
-      document
+  await page.evaluate(async () => {
+    const nextFrame = () => new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
+    const deadline = Date.now() + 5_000;
+    while (Date.now() < deadline) {
+      await nextFrame();
+      await nextFrame();
+      const moving = document
         .getAnimations()
-        .filter((animation) => animation instanceof CSSTransition)
-        .map((animation) => animation.finished.catch(() => undefined)),
-    ),
-  );
+        .filter((animation) => animation.playState === 'running' && animation.effect?.getComputedTiming().endTime !== Infinity);
+      if (moving.length === 0) return;
+      await Promise.race([Promise.all(moving.map((animation) => animation.finished.catch(() => undefined))), new Promise((resolve) => setTimeout(resolve, deadline - Date.now()))]);
+    }
+  });
 }
 
 /** Saves a screenshot in light and dark mode without checking anything (for states already checked). */
