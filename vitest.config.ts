@@ -1,15 +1,25 @@
+import os from 'node:os';
 import path from 'node:path';
 import { defineConfig } from 'vitest/config';
 
-/** Settings of the tests against the shared embedded PostgreSQL: the integration tests and the soak. */
+/**
+ * Settings of the tests against the embedded PostgreSQL: the integration tests and the soak. One
+ * server for all files; each worker has a database of its own on it (test/support/worker-database.ts),
+ * so files run side by side. An external TEST_DATABASE_URL is one database: its files run one at a time.
+ */
 export const databaseTestSettings = {
   globalSetup: ['test/support/global-setup.ts'],
   setupFiles: ['test/support/database-env.ts'],
-  // One PostgreSQL for all files; files run one at a time, each with its own rows.
-  fileParallelism: false,
+  fileParallelism: !process.env.TEST_DATABASE_URL,
   testTimeout: 30_000,
   hookTimeout: 60_000,
 };
+
+/**
+ * How many test files run at once. Vitest's default, one fewer than the cores, is one file at a time
+ * on two cores, though most integration files spend their time waiting on PostgreSQL or a timer.
+ */
+const maxWorkers = Math.max(2, Math.min(4, os.availableParallelism()));
 
 export default defineConfig({
   resolve: {
@@ -20,6 +30,7 @@ export default defineConfig({
     },
   },
   test: {
+    maxWorkers,
     projects: [
       {
         // Pure functions, tested next to their module (`lib/x/y.test.ts`, `bench/x.test.ts`); no database is started.

@@ -115,7 +115,7 @@ describe('session cache invalidated over NOTIFY', () => {
     expect(cache.size).toBe(1);
     // This file's LISTEN connections (both servers'), not those of anything else on the database.
     const { rows } = await db.query<{ pid: number }>(
-      `SELECT pid FROM pg_stat_activity WHERE query LIKE 'LISTEN %' AND backend_start >= $1 AND pid <> pg_backend_pid()`,
+      `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %' AND backend_start >= $1 AND pid <> pg_backend_pid()`,
       [startedAt],
     );
     expect(rows.length).toBe(2);

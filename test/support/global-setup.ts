@@ -2,6 +2,7 @@ import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres } from '../../lib/db/embedded';
 import { migrate } from '../../lib/db/migrate';
 import { resetDatabase } from './reset';
+import { dropWorkerDatabases } from './worker-database';
 
 const DEFAULT_PORT = 54339;
 
@@ -24,16 +25,25 @@ export default async function setup(project: TestProject) {
   const db = external
     ? { url: external, stop: async () => {} }
     : await startEmbeddedPostgres(testDatabase(Number(process.env.TEST_PG_PORT ?? DEFAULT_PORT)));
+  // Files run side by side, each worker in a copy of this database, unless the database is
+  // external (creating databases there may not be allowed): then one at a time (vitest.config.ts).
+  const perWorker = !external;
+  if (perWorker) await dropWorkerDatabases(db.url);
   await resetDatabase(db.url);
   await migrate(db.url);
   project.provide('databaseUrl', db.url);
+  project.provide('databasePerWorker', perWorker);
   return async () => {
+    if (perWorker) await dropWorkerDatabases(db.url);
     await db.stop();
   };
 }
 
 declare module 'vitest' {
   export interface ProvidedContext {
+    /** The migrated base database. */
     databaseUrl: string;
+    /** Whether each worker uses a copy of it (test/support/worker-database.ts). */
+    databasePerWorker: boolean;
   }
 }

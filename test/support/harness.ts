@@ -1,4 +1,3 @@
-import { inject } from 'vitest';
 import { Agent, type AgentConfig } from '../../lib/agent/agent';
 import type { AgentChunk } from '../../lib/agent/chunks';
 import { seed } from '../../lib/demo/seed';
@@ -7,7 +6,15 @@ import { ScriptedModel } from '../../lib/models/scripted';
 import { createPrismaClient } from '../../lib/store/db';
 import { PrismaAgentStore } from '../../lib/store/prisma-store';
 
-export const databaseUrl = () => inject('databaseUrl');
+/**
+ * The database of this test file: its worker's own copy of the migrated test database (set up by
+ * test/support/database-env.ts before the file runs).
+ */
+export function databaseUrl(): string {
+  const url = process.env.TEST_WORKER_DATABASE_URL;
+  if (!url) throw new Error('TEST_WORKER_DATABASE_URL is not set: run this file through Vitest, whose setup file sets it');
+  return url;
+}
 
 /** A runtime as a fresh process would build it: its own Prisma client, store and agent objects. */
 export async function createRuntime(overrides: Partial<AgentConfig> = {}) {
