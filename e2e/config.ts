@@ -40,6 +40,14 @@ export const E2E_SERVER_ENV: Record<string, string> = {
   NEXT_TELEMETRY_DISABLED: '1',
 };
 
+/**
+ * `next start` arguments every end-to-end server gets besides its port. Node closes a keep-alive
+ * connection after 5 idle seconds by default; a test that uses its API client again after more than
+ * 5 s in the browser could send on the connection just as the server closed it (ECONNRESET, seen
+ * once on CI). Two minutes is longer than any test leaves its client idle.
+ */
+export const E2E_NEXT_START_ARGS = ['-H', '127.0.0.1', '--keepAliveTimeout', '120000'];
+
 export const DEMO_PASSWORD = 'countersign-demo';
 export const ACCOUNTS = {
   ada: 'ada@example.com',
