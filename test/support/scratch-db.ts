@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { migrate } from '../../lib/db/migrate';
 import { databaseUrl } from './harness';
+import { onServer } from './worker-database';
 
 /**
  * A migrated database of its own on the test server (for tests that need a setting of their own,
@@ -23,8 +24,7 @@ export async function createScratchDatabase(name: string, options: { timezone?: 
   await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   await admin(`CREATE DATABASE ${name}`);
   if (options.timezone) await admin(`ALTER DATABASE ${name} SET timezone = '${options.timezone.replaceAll("'", "''")}'`);
-  const url = new URL(databaseUrl());
-  url.pathname = `/${name}`;
-  await migrate(url.toString());
-  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+  const url = onServer(databaseUrl(), name);
+  await migrate(url);
+  return { url, drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }

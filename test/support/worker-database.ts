@@ -13,7 +13,7 @@ function workerPrefix(base: string): string {
 }
 
 /** The URL of database `name` on the server of `url`. */
-function onServer(url: string, name: string): string {
+export function onServer(url: string, name: string): string {
   const next = new URL(url);
   next.pathname = `/${name}`;
   return next.toString();
