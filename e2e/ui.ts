@@ -6,16 +6,31 @@ import { expect } from './support';
 /** Where screenshots are written (inside Playwright's output folder, which is not committed). */
 export const SCREENSHOT_DIR = 'test-results/screenshots';
 
+/**
+ * Whether checkAccessible and screenshotBoth save screenshots: for a person to look at, so not on CI
+ * (`CI` set), where they cost about a tenth of the accessibility spec's CPU (51 against 56
+ * CPU-seconds, twice each) and nobody opens them; `E2E_SCREENSHOTS=1` takes them anyway. A failed
+ * test keeps Playwright's own screenshot either way (playwright.config.ts).
+ */
+const TAKE_SCREENSHOTS = process.env.E2E_SCREENSHOTS === '1' || !process.env.CI;
+
+/** Saves the page as `<name>-<width>x<height>-<scheme>.png` under SCREENSHOT_DIR (when TAKE_SCREENSHOTS). */
+async function saveScreenshot(page: Page, name: string, colorScheme: 'light' | 'dark') {
+  if (!TAKE_SCREENSHOTS) return;
+  fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const size = page.viewportSize();
+  await page.screenshot({ path: `${SCREENSHOT_DIR}/${name}-${size?.width}x${size?.height}-${colorScheme}.png` });
+}
+
 export const DESKTOP = { width: 1280, height: 800 };
 export const MOBILE = { width: 390, height: 844 };
 
 /**
  * Runs axe-core (all rules) on the page as it is now, once with the system in light mode and once
  * in dark mode, and fails on any serious or critical violation. Also saves a screenshot of each
- * scheme as `<name>-<width>x<height>-<scheme>.png` under SCREENSHOT_DIR.
+ * scheme as `<name>-<width>x<height>-<scheme>.png` under SCREENSHOT_DIR (not on CI: TAKE_SCREENSHOTS).
  */
 export async function checkAccessible(page: Page, name: string) {
-  fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const size = page.viewportSize();
   for (const colorScheme of ['light', 'dark'] as const) {
     await setColorScheme(page, colorScheme);
@@ -31,7 +46,7 @@ export async function checkAccessible(page: Page, name: string) {
         nodes: violation.nodes.slice(0, 5).map((node) => `${node.target.join(' ')} — ${node.failureSummary?.split('\n').slice(1).join(' ')}`),
       }));
     expect(serious, `axe on ${name} (${colorScheme}, ${size?.width}px)`).toEqual([]);
-    await page.screenshot({ path: `${SCREENSHOT_DIR}/${name}-${size?.width}x${size?.height}-${colorScheme}.png` });
+    await saveScreenshot(page, name, colorScheme);
   }
   await setColorScheme(page, 'light');
 }
@@ -78,13 +93,12 @@ async function setColorScheme(page: Page, colorScheme: 'light' | 'dark') {
   });
 }
 
-/** Saves a screenshot in light and dark mode without checking anything (for states already checked). */
+/** Saves a screenshot in light and dark mode without checking anything (for states already checked; not on CI). */
 export async function screenshotBoth(page: Page, name: string) {
-  fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
-  const size = page.viewportSize();
+  if (!TAKE_SCREENSHOTS) return;
   for (const colorScheme of ['light', 'dark'] as const) {
     await setColorScheme(page, colorScheme);
-    await page.screenshot({ path: `${SCREENSHOT_DIR}/${name}-${size?.width}x${size?.height}-${colorScheme}.png` });
+    await saveScreenshot(page, name, colorScheme);
   }
   await setColorScheme(page, 'light');
 }
