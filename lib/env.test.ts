@@ -30,6 +30,13 @@ describe('parseEnv', () => {
     expect(problemsOf({ CHAT_RATE_LIMIT_PER_MINUTE: '12.5' })).toContain('CHAT_RATE_LIMIT_PER_MINUTE');
   });
 
+  it('PORT is a TCP port: 99999 stops the start (Next.js itself failed late with a RangeError and exit code 0)', () => {
+    expect(parseEnv({}).PORT).toBeUndefined();
+    expect(parseEnv({ PORT: '8080' }).PORT).toBe(8080);
+    expect(problemsOf({ PORT: '99999' })).toContain('PORT="99999" is not valid (above 65535). It accepts: port 1–65535 (default 3000).');
+    expect(problemsOf({ PORT: 'http' })).toContain('PORT="http" is not valid (not a whole number)');
+  });
+
   it('lists every bad variable at once and never prints a secret', () => {
     const message = problemsOf({ DATABASE_POOL_SIZE: '-1', BETTER_AUTH_SECRET: 'short-secret', COUNTERSIGN_AUTH_RATE_LIMIT: 'nope', DATABASE_URL: 'mysql://u:hunter2@h/db' });
     expect(message).toContain('DATABASE_POOL_SIZE="-1"');
