@@ -1,14 +1,5 @@
-import fs from 'node:fs';
 import { defineConfig, devices } from '@playwright/test';
-
-// Playwright cannot download its browsers on these machines: use the system Chromium when present,
-// or CHROMIUM_PATH. Elsewhere `npx playwright install chromium` works as usual (and Playwright then
-// runs headless tests in its own headless shell). Debian's `chromium-headless-shell` comes first: the
-// same Blink without the full browser's UI layer, it spent about a tenth less CPU on the same spec
-// file (117–121 against 128–145 CPU-seconds for e2e/inbox-review.spec.ts), and Chromium is most of
-// what the end-to-end tests cost.
-const systemChromium = ['/usr/bin/chromium-headless-shell', '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((file) => fs.existsSync(file));
-const executablePath = process.env.CHROMIUM_PATH ?? systemChromium;
+import { CHROMIUM_ARGS, CHROMIUM_EXECUTABLE } from './e2e/browsers';
 
 /** Workers run side by side, each with a stack of its own (e2e/config.ts); an external database allows one. */
 const workers = process.env.E2E_DATABASE_URL ? 1 : Number(process.env.E2E_WORKERS ?? 2);
@@ -39,16 +30,8 @@ export default defineConfig({
       name: 'chromium',
       use: {
         ...devices['Desktop Chrome'],
-        launchOptions: {
-          executablePath,
-          args: [
-            '--no-sandbox',
-            '--disable-gpu',
-            '--disable-background-networking',
-            '--disable-component-update',
-            '--no-first-run',
-          ],
-        },
+        // The system's headless shell or Chromium when there is one (e2e/browsers.ts explains which).
+        launchOptions: { executablePath: CHROMIUM_EXECUTABLE, args: CHROMIUM_ARGS },
       },
     },
   ],

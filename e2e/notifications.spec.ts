@@ -1,4 +1,6 @@
+import type { Browser } from '@playwright/test';
 import { startSmtpReceiver } from '../test/support/smtp';
+import { launchFullChromium } from './browsers';
 import { extraPort } from './config';
 import { startServer, type ExtraServer } from './servers';
 import { ACCOUNTS, contextAs, expect, test } from './support';
@@ -18,8 +20,17 @@ async function askRefund(request: import('@playwright/test').APIRequestContext, 
   return threadId;
 }
 
+/** A headless shell (the suite's usual browser) always denies notifications: this test runs a full Chromium. */
+const withFullChromium = test.extend<{ fullChromium: Browser }>({
+  fullChromium: async ({}, use) => {
+    const browser = await launchFullChromium();
+    await use(browser);
+    await browser.close();
+  },
+});
+
 test.describe('reviewer notifications', () => {
-  test('tab title and badge count what waits for me; an opted-in browser notification announces a new call', async ({ browser, request }) => {
+  withFullChromium('tab title and badge count what waits for me; an opted-in browser notification announces a new call', async ({ fullChromium: browser, request }) => {
     const rita = await contextAs(browser, ACCOUNTS.rita);
     await rita.grantPermissions(['notifications']);
     // Record what the page shows through the Notification API (the real one still runs).

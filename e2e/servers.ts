@@ -27,7 +27,11 @@ export async function startServer(input: { port: number; env?: Record<string, st
     } catch {
       // not up yet
     }
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`server on ${input.port} did not start`);
+    if (Date.now() > deadline || child.exitCode !== null) {
+      // A server still starting when time is up would otherwise outlive the test.
+      child.kill('SIGKILL');
+      throw new Error(`server on ${input.port} did not start`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   return {

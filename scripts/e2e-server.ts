@@ -31,6 +31,12 @@ async function shutdown() {
   await db.stop().catch(() => {});
   process.exit(0);
 }
+// However this script ends (an uncaught error included), its server does not outlive it: an orphaned
+// `next start` once kept running after a suite, retrying its stopped database. SIGKILL is all a
+// process may send while exiting; the server has nothing to save.
+process.on('exit', () => {
+  if (server.exitCode === null && server.signalCode === null) server.kill('SIGKILL');
+});
 process.on('SIGINT', () => void shutdown());
 process.on('SIGTERM', () => void shutdown());
 server.on('exit', () => void shutdown());
