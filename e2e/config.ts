@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+
 /**
  * Where an end-to-end server listens and keeps its database. Playwright runs the suite in several
  * worker processes at once (E2E_WORKERS, default 2); each worker starts a stack of its own (an
@@ -46,7 +48,23 @@ export const E2E_SERVER_ENV: Record<string, string> = {
  * 5 s in the browser could send on the connection just as the server closed it (ECONNRESET, seen
  * once on CI). Two minutes is longer than any test leaves its client idle.
  */
-export const E2E_NEXT_START_ARGS = ['-H', '127.0.0.1', '--keepAliveTimeout', '120000'];
+const E2E_NEXT_START_ARGS = ['-H', '127.0.0.1', '--keepAliveTimeout', '120000'];
+
+/** util-linux's `setpriv` (Linux): asks the kernel to kill a process when its parent dies. */
+const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((file) => fs.existsSync(file));
+
+/**
+ * The command that starts an end-to-end `next start` on `port`: `[file, args]` for `spawn`.
+ *
+ * Where util-linux's `setpriv` exists, the server runs under `setpriv --pdeathsig KILL` (it execs
+ * the server in place, so the pid stays the server's): the kernel kills the server when the process
+ * that started it dies, however it dies. Once a stack's script died without stopping its server, and
+ * the orphan kept a core busy retrying its stopped database long after the suite ended.
+ */
+export function nextStartCommand(port: number): [string, string[]] {
+  const next = [process.execPath, 'node_modules/next/dist/bin/next', 'start', '-p', String(port), ...E2E_NEXT_START_ARGS];
+  return SETPRIV ? [SETPRIV, ['--pdeathsig', 'KILL', '--', ...next]] : [next[0], next.slice(1)];
+}
 
 export const DEMO_PASSWORD = 'countersign-demo';
 export const ACCOUNTS = {

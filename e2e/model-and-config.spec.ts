@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { anthropic, openai, startFakeProvider, type FakeProvider } from '../test/support/fake-provider';
-import { BASE_URL, E2E_DATABASE_URL, E2E_NEXT_START_ARGS, E2E_SERVER_ENV, extraPort } from './config';
+import { BASE_URL, E2E_DATABASE_URL, nextStartCommand, E2E_SERVER_ENV, extraPort } from './config';
 import { startServer, type ExtraServer } from './servers';
 import { parseSse } from './sse';
 import { ACCOUNTS, expect, signIn, test } from './support';
@@ -167,7 +167,7 @@ test.describe('starting `next start`: a bad environment stops it; a good one log
   /** Starts `next start` with `env` and waits for it to exit, or kills it once `until` shows in its output (or after 30 s). */
   function startWith(env: Record<string, string>, until?: string) {
     return new Promise<{ code: number | null; output: string }>((resolve) => {
-      const child = spawn(process.execPath, ['node_modules/next/dist/bin/next', 'start', '-p', String(extraPort(9)), ...E2E_NEXT_START_ARGS], {
+      const child = spawn(...nextStartCommand(extraPort(9)), {
         env: { ...process.env, ...E2E_SERVER_ENV, DATABASE_URL: E2E_DATABASE_URL, NEXT_DIST_DIR: '.next-e2e', ...env },
       });
       let output = '';

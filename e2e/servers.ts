@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { E2E_DATABASE_URL, E2E_NEXT_START_ARGS, E2E_SERVER_ENV } from './config';
+import { E2E_DATABASE_URL, nextStartCommand, E2E_SERVER_ENV } from './config';
 
 /** An extra `next start` process on the same build and database as the main test server. */
 export interface ExtraServer {
@@ -15,7 +15,7 @@ export interface ExtraServer {
  * @param input.env extra environment, e.g. SCRIPTED_MODEL_DELAY_MS
  */
 export async function startServer(input: { port: number; env?: Record<string, string> }): Promise<ExtraServer> {
-  const child = spawn(process.execPath, ['node_modules/next/dist/bin/next', 'start', '-p', String(input.port), ...E2E_NEXT_START_ARGS], {
+  const child = spawn(...nextStartCommand(input.port), {
     env: { ...process.env, ...E2E_SERVER_ENV, DATABASE_URL: E2E_DATABASE_URL, NEXT_DIST_DIR: '.next-e2e', ...input.env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -8,7 +8,7 @@ import { migrate } from '../lib/db/migrate';
 import { seed } from '../lib/demo/seed';
 import { resetDatabase } from '../test/support/reset';
 import { stopChild } from './stop-child';
-import { E2E_DB, E2E_NEXT_START_ARGS, E2E_PORT, E2E_SERVER_ENV } from '../e2e/config';
+import { E2E_DB, nextStartCommand, E2E_PORT, E2E_SERVER_ENV } from '../e2e/config';
 
 const external = process.env.E2E_DATABASE_URL;
 const db = external ? { url: external, stop: async () => {} } : await startEmbeddedPostgres(E2E_DB);
@@ -17,7 +17,7 @@ await migrate(db.url);
 await seed(db.url);
 
 const env = { ...process.env, ...E2E_SERVER_ENV, DATABASE_URL: db.url, NEXT_DIST_DIR: '.next-e2e' };
-const server = spawn(process.execPath, ['node_modules/next/dist/bin/next', 'start', '-p', String(E2E_PORT), ...E2E_NEXT_START_ARGS], {
+const server = spawn(...nextStartCommand(E2E_PORT), {
   stdio: ['ignore', 'ignore', 'inherit'],
   env,
 });
