@@ -12,8 +12,8 @@ export default function globalSetup() {
   const build = spawnSync(process.execPath, ['node_modules/next/dist/bin/next', 'build'], {
     stdio: ['ignore', 'ignore', 'inherit'],
     // `npm test` sets E2E_BUILD_TYPECHECKED=1: it has type-checked the project already (next.config.ts).
-    // On CI (a fresh clone) no later build would read Next's build cache: skip writing it (next.config.ts).
-    env: { ...process.env, ...E2E_SERVER_ENV, NEXT_DIST_DIR: '.next-e2e', ...(process.env.CI ? { E2E_BUILD_CACHE: 'off' } : {}) },
+    // On CI (a fresh clone) nothing reads Next's build cache or the source maps later: neither is written (next.config.ts).
+    env: { ...process.env, ...E2E_SERVER_ENV, NEXT_DIST_DIR: '.next-e2e', ...(process.env.CI ? { E2E_THROWAWAY_BUILD: '1' } : {}) },
   });
   if (build.status !== 0) throw new Error(`next build failed (exit ${build.status}); run it alone to see why: NEXT_DIST_DIR=.next-e2e npx next build`);
   dropRouteTypes('.next-e2e');
