@@ -5,7 +5,7 @@ import { createAdminAccount } from '../lib/admin/first-admin';
 import { migrate } from '../lib/db/migrate';
 import { ApiError } from '../lib/http/errors';
 import { createPrismaClient } from '../lib/store/db';
-import { openDatabase } from './database';
+import { openDatabaseOrExit } from './database';
 
 const USAGE = `Usage: npm run admin:create -- --email you@example.com --name "Your Name"
 
@@ -29,7 +29,7 @@ if (!values.email || !values.name) {
   process.exit(2);
 }
 
-const db = await openDatabase(undefined, { attach: true });
+const db = await openDatabaseOrExit(undefined, { attach: true });
 let code = 0;
 try {
   await migrate(db.url);

@@ -24,3 +24,17 @@ export async function openDatabase(
   if (running) return { url: running, stop: async () => {}, startedHere: false };
   return { ...(await startEmbeddedPostgres(where)), startedHere: true };
 }
+
+/**
+ * `openDatabase` for a command-line script: when the database cannot be opened (the embedded
+ * PostgreSQL's port is taken, its folder in use), prints why and exits 1 instead of a stack trace;
+ * the message already says what to do.
+ */
+export async function openDatabaseOrExit(...args: Parameters<typeof openDatabase>): ReturnType<typeof openDatabase> {
+  try {
+    return await openDatabase(...args);
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exit(1);
+  }
+}

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { migrate } from '../lib/db/migrate';
 import { seedFreshDatabase } from '../lib/demo/seed';
 import { envOrExit } from '../lib/env';
-import { openDatabase } from './database';
+import { openDatabaseOrExit } from './database';
 import { startWithDatabase } from './start-up';
 
 const mode = process.argv[2] === 'start' ? 'start' : 'dev';
@@ -12,7 +12,7 @@ const mode = process.argv[2] === 'start' ? 'start' : 'dev';
 envOrExit();
 // The demo accounts' password is public, so `npm start` creates them only when asked to.
 const accounts = mode === 'dev' || envOrExit().COUNTERSIGN_DEMO_ACCOUNTS;
-const db = await openDatabase();
+const db = await openDatabaseOrExit();
 
 await startWithDatabase(db, {
   steps: [

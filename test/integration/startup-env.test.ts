@@ -1,4 +1,5 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import net from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -18,6 +19,34 @@ describe('a bad environment stops `npm start` / `npm run dev` before anything st
     expect(result.stderr).toContain('It accepts: whole number 1–100000');
     // It stopped before touching the database or starting Next.
     expect(result.stdout).not.toContain('Seeded');
+  });
+
+  it('PORT=99999 exits 1 naming PORT (Next.js itself failed late, with exit code 0)', () => {
+    const result = start({ PORT: '99999', DATABASE_URL: 'postgresql://nobody@127.0.0.1:1/none' });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('PORT="99999" is not valid (above 65535)');
+  });
+
+  it('an EMBEDDED_PG_PORT another program holds: exit 1 saying so and what to do, without a stack trace', async () => {
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const port = (holder.address() as net.AddressInfo).port;
+    try {
+      // Asynchronously: the program holding the port is this process, and it must keep answering.
+      const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/dev.ts', 'start'], {
+        cwd: root,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'production', BETTER_AUTH_SECRET: 'x'.repeat(32), EMBEDDED_PG_PORT: String(port) },
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
+      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+      expect(code).toBe(1);
+      expect(stderr).toContain(`port ${port} on 127.0.0.1 is taken by another program`);
+      expect(stderr).toContain('set EMBEDDED_PG_PORT to a free port');
+      expect(stderr).not.toMatch(/^\s+at /m);
+    } finally {
+      holder.close();
+    }
   });
 
   it('an incomplete provider configuration exits 1 instead of falling back to the scripted model', () => {
