@@ -65,6 +65,7 @@ export const decisionFiltersSchema = z.object({
   actorId: queryText(100).optional(),
   toolName: filterText,
   agentId: filterText,
+  /** The outcome: `approval` also lists the votes of quorum calls (shown as "Approved (1 of 2)"). */
   kind: z.enum(['approval', 'decline', 'resume', 'escalation']).optional(),
   /** Decided at or after (inclusive). */
   from: dateBound(false),
@@ -151,7 +152,9 @@ export function decisionFilterSql(query: DecisionFilters): Prisma.Sql {
   if (query.actorId) conditions.push(Prisma.sql`d.actor_id = ${query.actorId}`);
   if (query.person) conditions.push(Prisma.sql`d.actor_id IN ${peopleMatching(query.person)}`);
   if (query.requester) conditions.push(Prisma.sql`p.requested_by IN ${peopleMatching(query.requester)}`);
-  if (query.kind) conditions.push(Prisma.sql`d.kind = ${query.kind}`);
+  // A vote is an approval short of its quorum: the audit and the Done tab label it "Approved (n of m)".
+  if (query.kind === 'approval') conditions.push(Prisma.sql`d.kind IN ('approval', 'vote')`);
+  else if (query.kind) conditions.push(Prisma.sql`d.kind = ${query.kind}`);
   if (query.from) conditions.push(Prisma.sql`d.created_at >= ${query.from.toISOString()}::timestamptz`);
   if (query.to) conditions.push(Prisma.sql`d.created_at < ${query.to.toISOString()}::timestamptz`);
   if (query.toolName) conditions.push(Prisma.sql`p.tool_name = ${query.toolName}`);

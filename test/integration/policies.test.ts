@@ -242,6 +242,11 @@ describe('quorum: N distinct reviewers approve; one decline ends it', () => {
       expect([...row.approvedBy].sort()).toEqual(reviewers.map((r) => r.id).sort());
       const decisions = await a.db.decision.findMany({ where: { pendingCallId: row.id } });
       expect(decisions.map((d) => d.kind).sort()).toEqual(['approval', 'vote', 'vote']);
+      // The audit's "Approved" filter lists the votes too (it shows them as "Approved (1 of 3)"); "Declined" none of them.
+      const audited = async (kind: string) =>
+        (await listAudit(auditQuerySchema.parse({ kind, limit: 500 }))).entries.filter((entry) => entry.toolCallId === toolCallId).map((entry) => entry.kind).sort();
+      expect(await audited('approval')).toEqual(['approval', 'vote', 'vote']);
+      expect(await audited('decline')).toEqual([]);
       // Each vote is a link of the audit hash chain, its content hash recomputable from the row.
       for (const decision of decisions) {
         expect(decision.chainSeq).not.toBeNull();
