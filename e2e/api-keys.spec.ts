@@ -175,6 +175,11 @@ test.describe('API keys', () => {
     const keys = await withKey(ada.secret, '/api/keys');
     expect(keys.status).toBe(403);
     expect(await errorCode(keys)).toBe('API_KEY_NOT_ALLOWED');
+    // A path that does not exist is 404 for a key as for a session (not 403, as if it existed); a bad key is still 401.
+    const missing = await withKey(ada.secret, '/api/no-such-route');
+    expect(missing.status).toBe(404);
+    expect(await errorCode(missing)).toBe('NOT_FOUND');
+    expect((await withKey(`${ada.secret}x`, '/api/no-such-route')).status).toBe(401);
 
     // A reviewer's inbox:read key reads the inbox; without audit:read nothing more.
     const rita = await playwright.request.newContext({ baseURL: BASE_URL });

@@ -95,6 +95,22 @@ export function requireScope(actor: SessionActor, scope: Scope): void {
 }
 
 /**
+ * Checks that a request is signed in (a valid API key, or a session), without any route's scope or
+ * role: for answers that hold for every path, such as the API's 404 for a path that does not exist
+ * (a key would otherwise be told 403 API_KEY_NOT_ALLOWED, as if the route existed).
+ * @throws ApiError 401 UNAUTHENTICATED (neither), and verifyApiKey's 401 API_KEY_INVALID /
+ *   API_KEY_REVOKED / API_KEY_EXPIRED / ACCOUNT_DEACTIVATED and 429 RATE_LIMITED
+ */
+export async function requireSignedIn(request: Request): Promise<void> {
+  const key = apiKeyFromHeaders(request.headers);
+  if (key) {
+    await verifyApiKey(key, request.headers);
+    return;
+  }
+  if (!(await actorFromHeaders(request.headers))) throw new ApiError(401, 'UNAUTHENTICATED', 'Sign in first.');
+}
+
+/**
  * The actor of an API request: from its API key when it carries one, else from its session. This is
  * the one place identity is resolved for API routes; it never comes from a request field.
  * @param roles roles allowed here (default: any signed-in person)

@@ -1,9 +1,9 @@
-import { requireActor } from '@/lib/auth/session';
+import { requireSignedIn } from '@/lib/auth/session';
 import { ApiError, withErrors } from '@/lib/http/errors';
 
-/** Any other /api path: JSON errors like every API route (401 without a session, else 404). */
+/** Any other /api path: JSON errors like every API route (401 without a session or a valid API key, else 404). */
 async function notFound(request: Request): Promise<Response> {
-  await requireActor(request);
+  await requireSignedIn(request);
   throw new ApiError(404, 'NOT_FOUND', 'There is no such API route.');
 }
 
