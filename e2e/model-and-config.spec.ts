@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { anthropic, openai, startFakeProvider, type FakeProvider } from '../test/support/fake-provider';
-import { BASE_URL, E2E_DATABASE_URL, nextStartCommand, E2E_SERVER_ENV, extraPort } from './config';
+import { BASE_URL, E2E_DATABASE_URL, E2E_SERVER_ENV, extraPort, nextStartCommand } from './config';
 import { startServer, type ExtraServer } from './servers';
 import { parseSse } from './sse';
 import { ACCOUNTS, expect, signIn, test } from './support';

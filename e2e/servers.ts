@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { E2E_DATABASE_URL, nextStartCommand, E2E_SERVER_ENV } from './config';
+import { E2E_DATABASE_URL, E2E_SERVER_ENV, nextStartCommand } from './config';
 
 /** An extra `next start` process on the same build and database as the main test server. */
 export interface ExtraServer {

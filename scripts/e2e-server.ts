@@ -8,7 +8,7 @@ import { migrate } from '../lib/db/migrate';
 import { seed } from '../lib/demo/seed';
 import { resetDatabase } from '../test/support/reset';
 import { stopChild } from './stop-child';
-import { E2E_DB, nextStartCommand, E2E_PORT, E2E_SERVER_ENV } from '../e2e/config';
+import { E2E_DB, E2E_PORT, E2E_SERVER_ENV, nextStartCommand } from '../e2e/config';
 
 const external = process.env.E2E_DATABASE_URL;
 const db = external ? { url: external, stop: async () => {} } : await startEmbeddedPostgres(E2E_DB);

@@ -5,10 +5,15 @@ import { describe, expect, it } from 'vitest';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
+const START = [process.execPath, ['--import', 'tsx', 'scripts/dev.ts', 'start']] as const;
+
+/** A clean environment for `npm start`'s script, with `extra` on top. */
+const startEnv = (extra: Record<string, string>) =>
+  ({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'production', ...extra }) as NodeJS.ProcessEnv;
+
 /** Runs `npm start`'s script (scripts/dev.ts) with `extra` on top of a clean environment. */
 function start(extra: Record<string, string>) {
-  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'production', ...extra } as NodeJS.ProcessEnv;
-  return spawnSync(process.execPath, ['--import', 'tsx', 'scripts/dev.ts', 'start'], { cwd: root, env, encoding: 'utf8', timeout: 60_000 });
+  return spawnSync(...START, { cwd: root, env: startEnv(extra), encoding: 'utf8', timeout: 60_000 });
 }
 
 describe('a bad environment stops `npm start` / `npm run dev` before anything starts', () => {
@@ -33,10 +38,7 @@ describe('a bad environment stops `npm start` / `npm run dev` before anything st
     const port = (holder.address() as net.AddressInfo).port;
     try {
       // Asynchronously: the program holding the port is this process, and it must keep answering.
-      const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/dev.ts', 'start'], {
-        cwd: root,
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'production', BETTER_AUTH_SECRET: 'x'.repeat(32), EMBEDDED_PG_PORT: String(port) },
-      });
+      const child = spawn(...START, { cwd: root, env: startEnv({ BETTER_AUTH_SECRET: 'x'.repeat(32), EMBEDDED_PG_PORT: String(port) }) });
       let stderr = '';
       child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
       const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
