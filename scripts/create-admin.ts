@@ -36,7 +36,7 @@ try {
   const client = createPrismaClient(db.url, { maxConnections: 1 });
   try {
     const account = await createAdminAccount({ email: values.email, name: values.name }, client);
-    console.log(`Created admin ${account.email}. Temporary password (shown once): ${account.temporaryPassword}`);
+    console.log(`Created admin ${account.email}. Temporary password (shown once): ${account.temporaryPassword}\nSign in with it and choose your own at /settings/password.`);
     console.log('Sign in with it, then add the other accounts at /admin/users.');
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;

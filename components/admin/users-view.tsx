@@ -313,7 +313,7 @@ function HandoverNotice({ handover, onDone }: { handover: Handover; onDone: () =
       onDone={onDone}
       testIds={{ panel: 'password-handover', value: 'temporary-password' }}
     >
-      Hand this temporary password over safely; it is shown only now. They can change it after signing in.
+      Hand this temporary password over safely; it is shown only now. After signing in they choose their own under Your account (/settings/password).
     </ShownOnce>
   );
 }

@@ -14,6 +14,7 @@ import type { FriendlyError } from '@/components/ui/api-error';
 import { sendJson } from '@/components/ui/send-json';
 import { Input } from '@/components/ui/textarea';
 import { LocalTime, RelativeTime } from '@/components/ui/time';
+import { SettingsTabs } from './settings-tabs';
 import type { ApiKeySummary } from '@/lib/auth/api-keys';
 import { SCOPE_LABELS, type Scope } from '@/lib/auth/scopes';
 
@@ -47,9 +48,10 @@ export function ApiKeysView({ initialKeys, allowedScopes, viewer }: { initialKey
       <header className="flex h-14 shrink-0 items-center gap-2 border-b border-border px-3 md:px-4">
         <KeyRound className="size-5 text-primary" aria-hidden />
         <h1 className="min-w-0 flex-1 text-sm font-semibold">API keys</h1>
-        <AppNav viewer={viewer} current="keys" />
+        <AppNav viewer={viewer} current="account" />
       </header>
       <main className="mx-auto flex w-full max-w-3xl flex-col gap-6 px-3 py-6 md:px-4">
+        <SettingsTabs current="keys" />
         <p className="text-sm text-muted-foreground">
           A key lets a program act as you: send it as <code className="rounded bg-muted px-1 py-0.5 text-xs">Authorization: Bearer &lt;key&gt;</code> or{' '}
           <code className="rounded bg-muted px-1 py-0.5 text-xs">x-api-key</code>. It can do only what its scopes and your role allow. The{' '}

@@ -1,12 +1,12 @@
 'use client';
 
-import { Inbox, KeyRound, MessageSquare, ScrollText, SlidersHorizontal, Users, Webhook, type LucideIcon } from 'lucide-react';
+import { Inbox, MessageSquare, ScrollText, SlidersHorizontal, Users, Webhook, type LucideIcon } from 'lucide-react';
 import Link from 'next/link';
 import { AccountMenu, type Viewer } from './account-menu';
 import { Button } from './button';
 import { WaitingBadge } from '@/components/inbox/waiting-badge';
 
-type Section = 'chat' | 'inbox' | 'audit' | 'policies' | 'keys' | 'users' | 'webhooks';
+type Section = 'chat' | 'inbox' | 'audit' | 'policies' | 'users' | 'webhooks' | 'account';
 
 const LINKS: { section: Section; href: string; label: string; icon: LucideIcon; roles: Viewer['role'][] }[] = [
   { section: 'chat', href: '/', label: 'Chat', icon: MessageSquare, roles: ['user', 'reviewer', 'admin'] },
@@ -15,16 +15,17 @@ const LINKS: { section: Section; href: string; label: string; icon: LucideIcon; 
   { section: 'policies', href: '/admin/policies', label: 'Policies', icon: SlidersHorizontal, roles: ['admin'] },
   { section: 'users', href: '/admin/users', label: 'Users', icon: Users, roles: ['admin'] },
   { section: 'webhooks', href: '/admin/webhooks', label: 'Webhooks', icon: Webhook, roles: ['admin'] },
-  { section: 'keys', href: '/settings/keys', label: 'API keys', icon: KeyRound, roles: ['user', 'reviewer', 'admin'] },
 ];
 
 /**
  * The links to every section the viewer's role may open (Chat; Inbox for reviewers and admins;
- * Audit, Policies, Users and Webhooks for admins; API keys for everyone) and Sign out — the same on every signed-in page. Below 640 px the links
- * show their icon only (their name stays the accessible label).
+ * Audit, Policies, Users and Webhooks for admins), then the account link (the person's password and
+ * API keys) and Sign out — the same on every signed-in page. Below 640 px the links show their icon
+ * only (their name stays the accessible label).
  *
- * @param current the section of the page; on the chat page its own link is left out, because
- *   "Chat" would start a new one (the sidebar offers New chat)
+ * @param current the section of the page (`account` for the password and API key pages); on the
+ *   chat page its own link is left out, because "Chat" would start a new one (the sidebar offers
+ *   New chat)
  */
 export function AppNav({ viewer, current }: { viewer: Viewer; current?: Section }) {
   const links = LINKS.filter((link) => link.roles.includes(viewer.role) && !(current === 'chat' && link.section === 'chat'));
@@ -48,7 +49,7 @@ export function AppNav({ viewer, current }: { viewer: Viewer; current?: Section 
         </nav>
       ) : null}
       <div className="ml-1 border-l border-border pl-1 sm:ml-2 sm:pl-2">
-        <AccountMenu viewer={viewer} />
+        <AccountMenu viewer={viewer} current={current === 'account'} />
       </div>
     </div>
   );

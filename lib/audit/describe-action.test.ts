@@ -26,5 +26,11 @@ describe('describeAdminAction', () => {
       'Alex Admin rotated the secret of the webhook endpoint wh-1',
     );
     expect(describeAdminAction({ action: 'auth.signed_in', actorId: 'user-zed', targetType: 'user', targetId: 'user-zed', details: {} }, people)).toBe('user-zed signed in');
+    expect(describeAdminAction({ action: 'auth.password_changed', actorId: 'user-ben', targetType: 'user', targetId: 'user-ben', details: { otherSessionsSignedOut: true } }, people)).toBe(
+      'Ben changed their password',
+    );
+    expect(describeAdminAction({ action: 'auth.password_changed', actorId: 'user-ben', targetType: 'user', targetId: 'user-ben', details: { otherSessionsSignedOut: false } }, people)).toBe(
+      'Ben changed their password (other sessions kept)',
+    );
   });
 });

@@ -54,6 +54,8 @@ export function describeAdminAction(entry: DescribableAction, people: People): s
     }
     case 'auth.signed_in':
       return `${who} signed in`;
+    case 'auth.password_changed':
+      return `${who} changed their password${d.otherSessionsSignedOut === false ? ' (other sessions kept)' : ''}`;
     case 'webhook.created':
     case 'webhook.updated':
     case 'webhook.deleted':

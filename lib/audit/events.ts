@@ -16,6 +16,7 @@ export const AUDIT_ACTIONS = [
   'settings.sign_up_changed',
   'policy.changed',
   'auth.signed_in',
+  'auth.password_changed',
   'webhook.created',
   'webhook.updated',
   'webhook.deleted',

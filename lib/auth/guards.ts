@@ -1,6 +1,6 @@
 import 'server-only';
 import type { BetterAuthOptions } from 'better-auth';
-import { APIError, createAuthMiddleware, isAPIError } from 'better-auth/api';
+import { APIError, createAuthMiddleware, getSessionFromCtx, isAPIError } from 'better-auth/api';
 import { recordAuditEvent } from '@/lib/audit/events';
 import { countInWindow } from '@/lib/http/rate-limit';
 import { securitySettings } from '@/lib/security/settings';
@@ -25,6 +25,21 @@ const accountKey = (email: unknown) => (typeof email === 'string' ? email.trim()
 async function lockedUntil(email: string): Promise<Date | null> {
   const row = await prisma().signInFailure.findUnique({ where: { email }, select: { lockedUntil: true } });
   return row?.lockedUntil && row.lockedUntil > new Date() ? row.lockedUntil : null;
+}
+
+/**
+ * Refuses a request for a locked account.
+ * @throws APIError 429 ACCOUNT_LOCKED, with Retry-After in seconds, while `email`'s account is locked
+ */
+async function refuseWhileLocked(email: string): Promise<void> {
+  const until = await lockedUntil(email);
+  if (!until) return;
+  const seconds = Math.max(1, Math.ceil((until.getTime() - Date.now()) / 1000));
+  throw new APIError(
+    'TOO_MANY_REQUESTS',
+    { code: 'ACCOUNT_LOCKED', message: `Too many failed sign-ins; this account is locked for ${Math.ceil(seconds / 60)} more minute(s).` },
+    { 'Retry-After': String(seconds) },
+  );
 }
 
 /**
@@ -71,8 +86,10 @@ export const postgresRateLimitStorage: NonNullable<NonNullable<BetterAuthOptions
  *   lib/security/sign-up.ts).
  * - `/sign-in/email`: 429 ACCOUNT_LOCKED while the account is locked (the password is not even
  *   checked, so guessing stops).
- * - `/change-password`: `revokeOtherSessions` defaults to true (only an explicit `false` keeps the
- *   other sessions), so a stolen session dies with the old password.
+ * - `/change-password`: 429 ACCOUNT_LOCKED while the signed-in account is locked (a wrong current
+ *   password counts as a failed sign-in, so a stolen session cannot guess it either);
+ *   `revokeOtherSessions` defaults to true (only an explicit `false` keeps the other sessions), so
+ *   a stolen session dies with the old password.
  */
 export const beforeAuthRoute = createAuthMiddleware(async (ctx) => {
   if (ctx.path === '/sign-up/email') {
@@ -88,27 +105,25 @@ export const beforeAuthRoute = createAuthMiddleware(async (ctx) => {
     const body = (ctx.body ?? {}) as Record<string, unknown>;
     for (const key of ['role', 'banned', 'banReason', 'banExpires']) delete body[key];
   }
-  if (ctx.path === '/sign-in/email') {
-    const until = await lockedUntil(accountKey(ctx.body?.email));
-    if (until) {
-      const seconds = Math.max(1, Math.ceil((until.getTime() - Date.now()) / 1000));
-      throw new APIError(
-        'TOO_MANY_REQUESTS',
-        { code: 'ACCOUNT_LOCKED', message: `Too many failed sign-ins; this account is locked for ${Math.ceil(seconds / 60)} more minute(s).` },
-        { 'Retry-After': String(seconds) },
-      );
+  if (ctx.path === '/sign-in/email') await refuseWhileLocked(accountKey(ctx.body?.email));
+  if (ctx.path === '/change-password') {
+    const session = await getSessionFromCtx(ctx);
+    if (session) await refuseWhileLocked(accountKey(session.user.email));
+    if (ctx.body && ctx.body.revokeOtherSessions === undefined) {
+      return { context: { body: { ...ctx.body, revokeOtherSessions: true } } };
     }
-  }
-  if (ctx.path === '/change-password' && ctx.body && ctx.body.revokeOtherSessions === undefined) {
-    return { context: { body: { ...ctx.body, revokeOtherSessions: true } } };
   }
 });
 
 /**
  * After `/sign-in/email`: a wrong password counts towards the lockout; a success clears the count
  * and is an audit entry (`auth.signed_in`).
+ * After `/change-password`: a wrong current password (400 INVALID_PASSWORD) counts towards the
+ * signed-in account's lockout; a change is an audit entry (`auth.password_changed`, with whether
+ * the other sessions were signed out).
  */
 export const afterAuthRoute = createAuthMiddleware(async (ctx) => {
+  if (ctx.path === '/change-password') return afterPasswordChange(ctx);
   if (ctx.path !== '/sign-in/email') return;
   const email = accountKey(ctx.body?.email);
   if (!email) return;
@@ -121,3 +136,24 @@ export const afterAuthRoute = createAuthMiddleware(async (ctx) => {
   const user = ctx.context.newSession?.user as { id: string; role?: string | null } | undefined;
   if (user) await recordAuditEvent({ action: 'auth.signed_in', actor: { id: user.id, role: user.role ?? 'user' }, target: { type: 'user', id: user.id } });
 });
+
+/** `/change-password`'s part of afterAuthRoute. */
+async function afterPasswordChange(ctx: Parameters<Parameters<typeof createAuthMiddleware>[0]>[0]): Promise<void> {
+  const returned = ctx.context.returned;
+  if (isAPIError(returned)) {
+    if ((returned.body as { code?: string } | undefined)?.code !== 'INVALID_PASSWORD') return;
+    const session = await getSessionFromCtx(ctx);
+    if (session) await recordFailure(accountKey(session.user.email));
+    return;
+  }
+  const changed = returned as { token?: string | null; user?: { id?: string } } | undefined;
+  const id = changed?.user?.id;
+  if (!id) return;
+  const user = await prisma().user.findUnique({ where: { id }, select: { role: true } });
+  await recordAuditEvent({
+    action: 'auth.password_changed',
+    actor: { id, role: user?.role ?? 'user' },
+    target: { type: 'user', id },
+    details: { otherSessionsSignedOut: Boolean(changed.token) },
+  });
+}

@@ -1,0 +1,145 @@
+'use client';
+
+import { UserRound } from 'lucide-react';
+import { useRouter } from 'next/navigation';
+import { useId, useState, type FormEvent } from 'react';
+import { toast } from 'sonner';
+import type { Viewer } from '@/components/ui/account-menu';
+import { AppNav } from '@/components/ui/app-nav';
+import { Button } from '@/components/ui/button';
+import { Input } from '@/components/ui/textarea';
+import { authClient } from '@/lib/auth/client';
+import { SettingsTabs } from './settings-tabs';
+
+/** The server's length rule for passwords (lib/auth/auth.ts, `emailAndPassword`), in characters. */
+const MIN_LENGTH = 8;
+const MAX_LENGTH = 128;
+
+/**
+ * The sentence for a refused change, from better-auth's error code (the server checks everything
+ * again; the form's own checks only save a round trip).
+ */
+function refusal(error: { code?: string; status: number; message?: string }): string {
+  if (error.code === 'INVALID_PASSWORD') return 'Your current password is not right. Too many wrong tries lock the account for a while.';
+  if (error.code === 'ACCOUNT_LOCKED') return error.message ?? 'This account is locked for a while after too many wrong passwords.';
+  if (error.code === 'PASSWORD_TOO_SHORT') return `The new password needs at least ${MIN_LENGTH} characters.`;
+  if (error.code === 'PASSWORD_TOO_LONG') return `The new password can have at most ${MAX_LENGTH} characters.`;
+  if (error.status === 401) return 'Your session has ended; sign in again.';
+  if (error.status === 429) return 'Too many attempts; wait a minute and try again.';
+  return error.message ?? 'The password could not be changed; try again.';
+}
+
+/**
+ * The signed-in person's account page: who they are, and changing their password (the current one,
+ * the new one twice, and whether to sign out their other sessions, on by default). A person whose
+ * password an admin set (a new account, a reset) changes it here.
+ */
+export function PasswordView({ viewer, email }: { viewer: Viewer; email: string }) {
+  const router = useRouter();
+  const ids = useId();
+  const [current, setCurrent] = useState('');
+  const [next, setNext] = useState('');
+  const [repeat, setRepeat] = useState('');
+  const [signOutOthers, setSignOutOthers] = useState(true);
+  const [error, setError] = useState<string | null>(null);
+  const [pending, setPending] = useState(false);
+  const [done, setDone] = useState<string | null>(null);
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setDone(null);
+    if (next.length < MIN_LENGTH) return setError(`The new password needs at least ${MIN_LENGTH} characters.`);
+    if (next !== repeat) return setError('The new password and its repetition differ.');
+    if (next === current) return setError('The new password is the same as the current one.');
+    setError(null);
+    setPending(true);
+    const { error: failure } = await authClient.changePassword({ currentPassword: current, newPassword: next, revokeOtherSessions: signOutOthers });
+    setPending(false);
+    if (failure) {
+      setError(refusal(failure));
+      if (failure.status === 401) router.push('/sign-in?next=/settings/password');
+      return;
+    }
+    setCurrent('');
+    setNext('');
+    setRepeat('');
+    const message = signOutOthers ? 'Password changed. Your other sessions are signed out.' : 'Password changed.';
+    setDone(message);
+    toast(message);
+  }
+
+  return (
+    <div className="flex min-h-dvh flex-col">
+      <header className="flex h-14 shrink-0 items-center gap-2 border-b border-border px-3 md:px-4">
+        <UserRound className="size-5 text-primary" aria-hidden />
+        <h1 className="min-w-0 flex-1 truncate text-sm font-semibold">Password</h1>
+        <AppNav viewer={viewer} current="account" />
+      </header>
+      <main className="mx-auto flex w-full max-w-3xl flex-col gap-6 px-3 py-6 md:px-4">
+        <SettingsTabs current="password" />
+        <p className="text-sm text-muted-foreground" data-testid="account-identity">
+          Signed in as <span className="font-medium text-foreground">{viewer.name}</span> ({email}).
+        </p>
+        <section aria-labelledby={`${ids}-heading`} className="flex max-w-md flex-col gap-4 rounded-lg border border-border p-4">
+          <div>
+            <h2 id={`${ids}-heading`} className="text-sm font-semibold">
+              Change your password
+            </h2>
+            <p className="mt-1 text-sm text-muted-foreground">
+              If an admin gave you a temporary password, choose your own here. {MIN_LENGTH} to {MAX_LENGTH} characters.
+            </p>
+          </div>
+          <form onSubmit={submit} className="flex flex-col gap-4" aria-describedby={error ? `${ids}-error` : undefined} data-testid="password-form">
+            <Field id={`${ids}-current`} label="Current password" autoComplete="current-password" value={current} onChange={setCurrent} testId="password-current" />
+            <Field id={`${ids}-new`} label="New password" autoComplete="new-password" value={next} onChange={setNext} testId="password-new" minLength={MIN_LENGTH} />
+            <Field id={`${ids}-repeat`} label="Repeat the new password" autoComplete="new-password" value={repeat} onChange={setRepeat} testId="password-repeat" minLength={MIN_LENGTH} />
+            <label className="flex items-start gap-2 text-sm">
+              <input
+                type="checkbox"
+                className="mt-0.5 size-4 accent-primary"
+                checked={signOutOthers}
+                onChange={(event) => setSignOutOthers(event.target.checked)}
+                data-testid="password-sign-out-others"
+              />
+              <span>Sign out my other sessions (other browsers and devices); API keys keep working</span>
+            </label>
+            {error ? (
+              <p id={`${ids}-error`} role="alert" data-testid="password-error" className="text-sm text-destructive">
+                {error}
+              </p>
+            ) : null}
+            {done ? (
+              <p role="status" data-testid="password-changed" className="text-sm text-success">
+                {done}
+              </p>
+            ) : null}
+            <Button type="submit" variant="primary" disabled={pending} data-testid="password-submit" className="self-start">
+              {pending ? 'Changing…' : 'Change password'}
+            </Button>
+          </form>
+        </section>
+      </main>
+    </div>
+  );
+}
+
+function Field(props: { id: string; label: string; autoComplete: string; value: string; onChange: (value: string) => void; testId: string; minLength?: number }) {
+  return (
+    <div className="flex flex-col gap-1.5">
+      <label htmlFor={props.id} className="text-sm font-medium">
+        {props.label}
+      </label>
+      <Input
+        id={props.id}
+        type="password"
+        required
+        autoComplete={props.autoComplete}
+        minLength={props.minLength}
+        maxLength={MAX_LENGTH}
+        value={props.value}
+        onChange={(event) => props.onChange(event.target.value)}
+        data-testid={props.testId}
+      />
+    </div>
+  );
+}

@@ -1,0 +1,90 @@
+import { BASE_URL, DEMO_PASSWORD } from './config';
+import { contextAs, expect, sessionCookie, test } from './support';
+import { checkAccessible, DESKTOP, MOBILE } from './ui';
+
+const signInStatus = async (email: string, password: string) =>
+  (
+    await fetch(`${BASE_URL}/api/auth/sign-in/email`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: BASE_URL },
+      body: JSON.stringify({ email, password }),
+    })
+  ).status;
+
+test.describe('your account (/settings/password)', () => {
+  test('a person changes their password: the account link leads there at 390 and 1280 px; a mismatch, a wrong current password and a locked account are refused with a sentence; a change signs out the other sessions and is audited', async ({
+    browser,
+    db,
+  }) => {
+    const person = await db.createAccount({ name: 'Nia' });
+    const context = await contextAs(browser, person.email);
+    const elsewhere = await sessionCookie(person.email);
+    const page = await context.newPage();
+
+    // Below 768 px the account link is an icon, named for assistive technology.
+    await page.setViewportSize(MOBILE);
+    await page.goto('/settings/keys');
+    await page.getByRole('link', { name: 'Your account' }).click();
+    await expect(page).toHaveURL(/\/settings\/password$/);
+    await expect(page.getByRole('heading', { name: 'Password', exact: true })).toBeVisible();
+    await expect(page.getByTestId('settings-tab-password')).toHaveAttribute('aria-current', 'page');
+    await expect(page.getByTestId('account-identity')).toContainText(`Nia (${person.email})`);
+    await expect(page.getByTestId('nav-account')).toHaveAttribute('aria-current', 'page');
+    await checkAccessible(page, 'account-password');
+    await page.setViewportSize(DESKTOP);
+    await expect(page.getByTestId('signed-in-as')).toContainText('Signed in as Nia · User');
+    await checkAccessible(page, 'account-password');
+
+    const form = page.getByTestId('password-form');
+    const fill = async (current: string, next: string, repeat = next) => {
+      await form.getByLabel('Current password').fill(current);
+      await form.getByLabel('New password', { exact: true }).fill(next);
+      await form.getByLabel('Repeat the new password').fill(repeat);
+      await page.getByTestId('password-submit').click();
+    };
+
+    // The two new fields differ: refused in the page, nothing sent.
+    await fill(DEMO_PASSWORD, 'a-brand-new-secret', 'a-brand-new-secreT');
+    await expect(page.getByTestId('password-error')).toHaveText('The new password and its repetition differ.');
+
+    // A wrong current password: refused by the server, and counted like a failed sign-in.
+    await fill('not-my-password', 'a-brand-new-secret');
+    await expect(page.getByTestId('password-error')).toContainText('Your current password is not right.');
+    const [failures] = await db.query<{ failures: number }>('SELECT failures FROM sign_in_failures WHERE email = $1', [person.email]);
+    expect(failures.failures).toBe(1);
+    expect(await signInStatus(person.email, DEMO_PASSWORD)).toBe(200);
+
+    // While the account is locked the password cannot be changed either.
+    await db.query(
+      `INSERT INTO sign_in_failures (email, failures, window_started_at, locked_until) VALUES ($1, 5, now(), now() + interval '5 minutes')
+       ON CONFLICT (email) DO UPDATE SET locked_until = EXCLUDED.locked_until`,
+      [person.email],
+    );
+    await fill(DEMO_PASSWORD, 'a-brand-new-secret');
+    await expect(page.getByTestId('password-error')).toContainText('locked for 5 more minute(s)');
+    await db.query('DELETE FROM sign_in_failures WHERE email = $1', [person.email]);
+
+    // The change: the fields are emptied, this browser stays signed in, the other session ends.
+    await fill(DEMO_PASSWORD, 'a-brand-new-secret');
+    await expect(page.getByTestId('password-changed')).toHaveText('Password changed. Your other sessions are signed out.');
+    await expect(form.getByLabel('Current password')).toHaveValue('');
+    await expect(page.getByTestId('password-error')).toHaveCount(0);
+    const other = await fetch(`${BASE_URL}/api/threads`, { headers: { cookie: elsewhere } });
+    expect(other.status).toBe(401);
+    await page.reload();
+    await expect(page.getByTestId('account-identity')).toBeVisible();
+    expect(await signInStatus(person.email, DEMO_PASSWORD)).toBe(401);
+    expect(await signInStatus(person.email, 'a-brand-new-secret')).toBe(200);
+
+    const audit = await db.query<{ action: string; actor_id: string; target_id: string; details: unknown }>(
+      `SELECT action, actor_id, target_id, details FROM audit_events WHERE actor_id = $1 AND action = 'auth.password_changed'`,
+      [person.id],
+    );
+    expect(audit).toEqual([{ action: 'auth.password_changed', actor_id: person.id, target_id: person.id, details: { otherSessionsSignedOut: true } }]);
+    // The account's other page, its API keys, is one tab away.
+    await page.getByTestId('settings-tab-keys').click();
+    await expect(page.getByRole('heading', { name: 'API keys' })).toBeVisible();
+    await expect(page.getByTestId('nav-account')).toHaveAttribute('aria-current', 'page');
+    await context.close();
+  });
+});
