@@ -1,26 +1,28 @@
 'use client';
 
-import { ArrowDownUp, Inbox as InboxIcon, Search, Signature } from 'lucide-react';
-import Link from 'next/link';
+import { Signature } from 'lucide-react';
 import { useRouter } from 'next/navigation';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { toast } from 'sonner';
 import { continueRun } from './continue-run';
 import { InboxDetail, type DetailMode } from './inbox-detail';
-import { InboxFilters, type InboxFilterValues } from './inbox-filters';
+import type { InboxFilterValues } from './inbox-filters';
 import { InboxRowButton } from './inbox-row';
 import { sendAssignment, type Reviewer } from './assignment';
 import { ShortcutsDialog } from './shortcuts';
 import { BulkBar, decideEach, RowCheckbox, useSelection, type BulkOutcome } from './bulk';
-import { QUEUE_TABS, queueHref, QueueTabs } from './queues';
-import { canDecide, type InboxAction, type InboxItem } from './types';
+import { QUEUE_TABS, queueHref } from './queues';
+import { compareFor } from './sort';
+import { InboxToolbar, type KindFilter } from './toolbar';
+import { useInboxKeys } from './use-inbox-keys';
+import { useInboxRefresh } from './live-refresh';
+import { InboxEmpty, InboxPager, UnknownOutcome } from './list-parts';
+import type { InboxAction, InboxItem } from './types';
 import type { InboxQueue } from '@/lib/inbox/queries';
-import { INBOX_SORTS, type InboxSort } from '@/lib/inbox/sorts';
+import type { InboxSort } from '@/lib/inbox/sorts';
 import type { FriendlyError } from '@/components/ui/api-error';
-import { Button } from '@/components/ui/button';
 import { cn } from '@/components/ui/cn';
 import { callTitle, personName, summarizeArgs, type People } from '@/components/ui/describe';
-import { Input } from '@/components/ui/textarea';
 import { useHydrated } from '@/components/ui/use-hydrated';
 import type { Viewer } from '@/components/ui/account-menu';
 import { AppNav } from '@/components/ui/app-nav';
@@ -50,65 +52,6 @@ export interface InboxViewProps {
   filterOptions?: { agents: string[]; tools: string[] };
   /** Filters of the link that could not be read and were left out, said in a sentence (null: none). */
   filterError?: string | null;
-}
-
-type KindFilter = 'all' | 'approval' | 'suspension';
-
-const NO_DEADLINE = '9999-12-31T00:00:00.000Z';
-
-/** The list order of the server (lib/inbox/queries.ts inboxPageQuery), for rows kept on screen after they left it. */
-function compareFor(sort: InboxSort): (a: InboxItem, b: InboxItem) => number {
-  if (sort === 'oldest') return (a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id);
-  if (sort === 'deadline') {
-    return (a, b) =>
-      (a.deadlineAt ?? NO_DEADLINE).localeCompare(b.deadlineAt ?? NO_DEADLINE) || a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id);
-  }
-  return (a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id);
-}
-
-const SORT_LABELS: Record<InboxSort, string> = { newest: 'Newest first', oldest: 'Oldest first', deadline: 'Deadline soonest' };
-
-/**
- * The list's order, kept in the URL (`?sort=oldest|deadline`; newest first without it) with the
- * queue and filters; changing it starts again at the first page (a cursor belongs to one order).
- */
-function SortSelect({ value, listQuery }: { value: InboxSort; listQuery: URLSearchParams }) {
-  const router = useRouter();
-  return (
-    <label className="flex items-center gap-1.5 text-sm">
-      <ArrowDownUp className="size-4 text-muted-foreground" aria-hidden />
-      <span className="sr-only sm:not-sr-only sm:text-muted-foreground">Sort</span>
-      <select
-        value={value}
-        data-testid="inbox-sort"
-        onChange={(event) => {
-          const params = new URLSearchParams(listQuery);
-          params.delete('cursor');
-          if (event.target.value === 'newest') params.delete('sort');
-          else params.set('sort', event.target.value);
-          router.push(params.size > 0 ? `/inbox?${params}` : '/inbox');
-        }}
-        className="h-8 rounded-md border border-input bg-background px-2 text-sm"
-      >
-        {INBOX_SORTS.map((key) => (
-          <option key={key} value={key}>
-            {SORT_LABELS[key]}
-          </option>
-        ))}
-      </select>
-    </label>
-  );
-}
-
-/** Without the live feed, how often the list looks for new and decided calls, in ms. */
-const REFRESH_MS = 5_000;
-
-function isTyping(target: EventTarget | null): boolean {
-  const el = target as HTMLElement | null;
-  if (!el) return false;
-  // A checkbox takes no text: the shortcuts stay on while a row's checkbox has focus.
-  if (el.tagName === 'INPUT' && ['checkbox', 'radio', 'button'].includes((el as HTMLInputElement).type)) return false;
-  return el.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName);
 }
 
 function matches(item: InboxItem, query: string, people: People): boolean {
@@ -194,31 +137,8 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
   const [bulkBusy, setBulkBusy] = useState(false);
   const [bulkOutcomes, setBulkOutcomes] = useState<BulkOutcome[] | null>(null);
 
-  // Live updates from /api/inbox/events (PostgreSQL NOTIFY, any server); polling only while it is down.
-  const actingRef = useRef(false);
-  actingRef.current = acting !== null || bulkBusy;
-  const [live, setLive] = useState(false);
-  useEffect(() => {
-    const source = new EventSource('/api/inbox/events');
-    source.onopen = () => setLive(true);
-    source.onerror = () => setLive(source.readyState === EventSource.OPEN);
-    source.onmessage = () => {
-      if (!actingRef.current) router.refresh();
-    };
-    return () => source.close();
-  }, [router]);
-  useEffect(() => {
-    if (acting || live) return;
-    const refresh = () => {
-      if (document.visibilityState === 'visible') router.refresh();
-    };
-    const timer = setInterval(refresh, REFRESH_MS);
-    document.addEventListener('visibilitychange', refresh);
-    return () => {
-      clearInterval(timer);
-      document.removeEventListener('visibilitychange', refresh);
-    };
-  }, [acting, live, router]);
+  // Live updates from /api/inbox/events; polling only while that feed is down.
+  useInboxRefresh(acting !== null || bulkBusy);
 
   const select = useCallback((id: string, focus = false) => {
     setSelectedId(id);
@@ -311,62 +231,24 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
     [people, viewer.id, queue, router],
   );
 
-  // Keyboard triage: every key is listed in INBOX_SHORTCUTS (the `?` sheet).
-  useEffect(() => {
-    const onKey = (event: KeyboardEvent) => {
-      if (event.metaKey || event.ctrlKey || event.altKey || isTyping(event.target) || shortcutsOpen) return;
-      const index = selected ? visible.findIndex((item) => item.id === selected.id) : -1;
-      const down = event.key === 'j' || event.key === 'ArrowDown';
-      if (down || event.key === 'k' || event.key === 'ArrowUp') {
-        const next = visible[down ? index + 1 : Math.max(index - 1, 0)];
-        if (next) {
-          event.preventDefault();
-          select(next.id, true);
-        }
-      } else if (event.key === '?') {
-        event.preventDefault();
-        setShortcutsOpen(true);
-      } else if (status === 'pending' && ['1', '2', '3', '4'].includes(event.key)) {
-        event.preventDefault();
-        router.push(queueHref(QUEUE_TABS[Number(event.key) - 1].key, sort));
-      } else if (event.key === 'Escape' && selection.selected.size > 0) {
-        selection.clear();
-      } else if ((event.key === 'c' || event.key === 'u') && selected && selected.status === 'pending' && !stale[selected.id]) {
-        event.preventDefault();
-        if (event.key === 'c' && canDecide(selected, viewer) && selected.assignedTo !== viewer.id) void assignSelected(selected, viewer.id);
-        if (event.key === 'u' && selected.assignedTo) void assignSelected(selected, null);
-      } else if (event.key === 'w' && selected && !stale[selected.id] && selected.kind === 'approval' && selected.requester === viewer.id) {
-        event.preventDefault();
-        void act(selected, { type: 'withdraw' });
-      } else if ((event.key === 'x' || event.key === 'X') && selected && selected.kind === 'approval' && selected.status === 'pending') {
-        // With Shift held a keyboard sends "X": the range from the last one.
-        event.preventDefault();
-        selection.toggle(selected, event.shiftKey);
-      } else if (event.key === '/') {
-        event.preventDefault();
-        searchRef.current?.focus();
-      } else if (selected && !stale[selected.id] && selected.kind === 'approval' && canDecide(selected, viewer)) {
-        if (event.key === 'a') {
-          event.preventDefault();
-          void act(selected, { type: 'approve' });
-        } else if (event.key === 'd') {
-          event.preventDefault();
-          setMode({ id: selected.id, mode: 'decline' });
-        } else if (event.key === 'e') {
-          event.preventDefault();
-          setMode({ id: selected.id, mode: 'edit' });
-        }
-      }
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [visible, selected, stale, act, select, viewer.id, selection, shortcutsOpen, status, router, assignSelected]);
-
-  const filters: { key: KindFilter; label: string }[] = [
-    { key: 'all', label: 'All kinds' },
-    { key: 'approval', label: 'Approvals' },
-    { key: 'suspension', label: 'Questions' },
-  ];
+  useInboxKeys({
+    visible,
+    selected,
+    selectedStale: Boolean(selected && stale[selected.id]),
+    viewer,
+    sheetOpen: shortcutsOpen,
+    queueKeys: status === 'pending',
+    ticked: selection.selected.size > 0,
+    select,
+    openSheet: () => setShortcutsOpen(true),
+    openQueue: (index) => router.push(queueHref(QUEUE_TABS[index].key, sort)),
+    clearTicks: selection.clear,
+    toggleTick: selection.toggle,
+    assign: (item, assignee) => void assignSelected(item, assignee),
+    act: (item, action) => void act(item, action),
+    openForm: (id, next) => setMode({ id, mode: next }),
+    focusSearch: () => searchRef.current?.focus(),
+  });
 
   return (
     <div className="flex h-dvh flex-col">
@@ -386,76 +268,23 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
       </header>
 
       <main className="flex min-h-0 flex-1 flex-col">
-        <div className="flex shrink-0 flex-wrap items-center gap-2 border-b border-border px-3 py-2 md:px-4">
-          {status === 'pending' ? <QueueTabs current={queue} counts={queueCounts} cap={queueCap} sort={sort} /> : null}
-          <SortSelect value={sort} listQuery={listQuery} />
-          <div role="group" aria-label="Show" className="flex rounded-md border border-border p-0.5">
-            {filters.map((filter) => (
-              <button
-                key={filter.key}
-                type="button"
-                aria-pressed={kind === filter.key}
-                onClick={() => setKind(filter.key)}
-                className={cn(
-                  'rounded px-2.5 py-1 text-sm focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring',
-                  kind === filter.key ? 'bg-muted font-medium' : 'text-muted-foreground hover:text-foreground',
-                )}
-              >
-                {filter.label} <span className="text-xs text-muted-foreground">{counts[filter.key]}</span>
-              </button>
-            ))}
-          </div>
-          <nav aria-label="Lists" className="flex rounded-md border border-border p-0.5 text-sm">
-            {(
-              [
-                ['pending', 'Waiting', '/inbox'],
-                ['unknown', 'Outcome unknown', '/inbox?status=unknown'],
-                ['done', 'Done', '/inbox?view=done'],
-              ] as const
-            ).map(([key, label, href]) => (
-              <Link
-                key={key}
-                href={href}
-                aria-current={status === key ? 'page' : undefined}
-                data-testid={`inbox-list-${key}`}
-                className={cn(
-                  'rounded px-2.5 py-1 focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring',
-                  status === key ? 'bg-muted font-medium' : 'text-muted-foreground hover:text-foreground',
-                )}
-              >
-                {label}
-              </Link>
-            ))}
-          </nav>
-          <div className="relative min-w-40 flex-1 sm:max-w-xs">
-            <Search className="pointer-events-none absolute top-1/2 left-2.5 size-4 -translate-y-1/2 text-muted-foreground" aria-hidden />
-            <label htmlFor="inbox-search" className="sr-only">
-              Filter the calls on this page by tool, agent, requester or arguments
-            </label>
-            <Input
-              id="inbox-search"
-              ref={searchRef}
-              type="search"
-              value={query}
-              onChange={(event) => setQuery(event.target.value)}
-              onKeyDown={(event) => {
-                if (event.key === 'Escape') event.currentTarget.blur();
-              }}
-              placeholder="Search  ( / )"
-              className="pl-8"
-            />
-          </div>
-          {searchFilters && filterOptions ? (
-            <div className="w-full">
-              <InboxFilters list={status} values={searchFilters} options={filterOptions} sort={sort} />
-            </div>
-          ) : null}
-          {filterError ? (
-            <p role="alert" className="w-full text-sm text-destructive" data-testid="inbox-filters-error">
-              {filterError}
-            </p>
-          ) : null}
-        </div>
+        <InboxToolbar
+          status={status}
+          queue={queue}
+          queueCounts={queueCounts}
+          queueCap={queueCap}
+          sort={sort}
+          listQuery={listQuery}
+          kind={kind}
+          onKind={setKind}
+          counts={counts}
+          query={query}
+          onQuery={setQuery}
+          searchRef={searchRef}
+          searchFilters={searchFilters}
+          filterOptions={filterOptions}
+          filterError={filterError}
+        />
 
         <BulkBar
           count={selection.selected.size}
@@ -468,17 +297,7 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
         />
 
         {items.length === 0 && all.length === 0 ? (
-          <div data-testid="inbox-empty" className="flex flex-1 flex-col items-center justify-center gap-2 p-8 text-center">
-            <div className="flex size-12 items-center justify-center rounded-full bg-primary/10 text-primary">
-              <InboxIcon className="size-6" aria-hidden />
-            </div>
-            <p className="text-lg font-semibold">
-              {filtered ? 'No calls match these filters' : status === 'unknown' ? 'No call with an unknown outcome' : 'Nothing waiting — nice'}
-            </p>
-            <p className="max-w-sm text-sm text-muted-foreground">
-              {status === 'pending' && !filtered ? QUEUE_TABS.find((tab) => tab.key === queue)?.empty : 'New approvals and questions from agents show up here by themselves.'}
-            </p>
-          </div>
+          <InboxEmpty filtered={filtered} status={status} queue={queue} />
         ) : (
           // The detail pane is positioned against this box, outside the list's scroller, so it stays put while the list scrolls.
           // Rows ignore the pointer until hydrated: an earlier click would do nothing (and test drivers wait).
@@ -529,14 +348,7 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
                         </div>
                         </div>
                         {isSelected && item.status === 'unknown' ? (
-                          <div className="border-t border-border bg-muted/20 p-4 text-sm lg:absolute lg:inset-y-0 lg:right-0 lg:left-[26rem] lg:overflow-y-auto lg:border-t-0 lg:bg-background">
-                            <h2 className="font-semibold">{callTitle(item)}</h2>
-                            <p className="mt-2 text-muted-foreground">
-                              The server stopped while this call was running, so whether it finished is unknown. It was not retried
-                              and never will be automatically: check the system it acts on before asking the agent again.
-                            </p>
-                            <pre className="mt-3 overflow-x-auto rounded-md bg-muted p-3 font-mono text-xs">{JSON.stringify(item.args, null, 2)}</pre>
-                          </div>
+                          <UnknownOutcome item={item} />
                         ) : isSelected ? (
                           <div className="border-t border-border bg-muted/20 lg:absolute lg:inset-y-0 lg:right-0 lg:left-[26rem] lg:overflow-y-auto lg:border-t-0 lg:bg-background">
                             <InboxDetail
@@ -572,24 +384,7 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
                   })}
                 </ul>
               )}
-              {nextCursor || olderPage ? (
-                <nav aria-label="Pages" className="flex gap-2 border-t border-border p-3 text-sm">
-                  {olderPage ? (
-                    <Link href={`/inbox?${listQuery}`} className="text-primary hover:underline">
-                      {sort === 'newest' ? '← Newest' : '← First page'}
-                    </Link>
-                  ) : null}
-                  {nextCursor ? (
-                    <Link
-                      href={`/inbox?${new URLSearchParams([...listQuery, ['cursor', nextCursor]])}`}
-                      className="ml-auto text-primary hover:underline"
-                      data-testid="inbox-older"
-                    >
-                      {sort === 'newest' ? 'Older calls →' : 'Next page →'}
-                    </Link>
-                  ) : null}
-                </nav>
-              ) : null}
+              <InboxPager listQuery={listQuery} nextCursor={nextCursor} olderPage={olderPage} sort={sort} />
             </div>
             {selected ? null : (
               <p className="absolute inset-y-0 right-0 left-[26rem] hidden items-center justify-center text-sm text-muted-foreground lg:flex">
