@@ -2,24 +2,16 @@
 
 import { useChat } from '@ai-sdk/react';
 import { DefaultChatTransport } from 'ai';
-import { ArrowDown, ArrowUp, Hourglass, ShieldCheck } from 'lucide-react';
 import { useRouter } from 'next/navigation';
-import { useCallback, useEffect, useMemo, useRef, useState, type RefObject } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { ChatErrorBanner } from './chat-error';
+import { EmptyChat, PendingReminder, ReviewerWait, useOutOfViewCards } from './chat-parts';
 import { Composer } from './composer';
 import { MessageView } from './message';
-import {
-  clearResponded,
-  isCardPart,
-  markResponded,
-  messageIdOfCall,
-  pendingCards,
-  type CardAction,
-  type CardPart,
-  type ChatMessage,
-} from './types';
-import { friendlyError, parseApiError, type FriendlyError } from '@/components/ui/api-error';
-import { callTitle, type People } from '@/components/ui/describe';
+import { isBrokenStream, serverIsAhead, toFriendly } from './sync';
+import { useThreadActivity } from './thread-activity';
+import { clearResponded, markResponded, messageIdOfCall, pendingCards, type CardAction, type ChatMessage } from './types';
+import type { People } from '@/components/ui/describe';
 import { useHydrated } from '@/components/ui/use-hydrated';
 
 export interface ChatViewProps {
@@ -33,8 +25,6 @@ export interface ChatViewProps {
   viewerId: string;
   people: People;
 }
-
-const SUGGESTIONS = ['delete record rec-42', "what's the weather?", 'refund order ord-1042 for 250', 'look up customer cus-1'];
 
 /**
  * The stock transport, plus: when there is no active stream to re-attach to (204), the thread may
@@ -55,126 +45,10 @@ class ResumingTransport extends DefaultChatTransport<ChatMessage> {
   }
 }
 
-/** Every pending card id in the messages. */
-function pendingIds(messages: ChatMessage[]): Set<string> {
-  return new Set(messages.flatMap((message) => pendingCards(message).map((card) => card.data.toolCallId)));
-}
-
-function textLength(message: ChatMessage | undefined): number {
-  return message?.parts.reduce((sum, part) => sum + (part.type === 'text' ? part.text.length : 0), 0) ?? 0;
-}
-
-/**
- * Whether the server's copy of the thread is ahead of ours, i.e. someone moved it on elsewhere (a
- * reviewer decided, a run continued): it has more messages, shows a card as decided that we show
- * as pending, shows a waiting card's deadline set, moved or escalated, or its last message has grown. Never true for a copy that is merely older, so a late
- * refresh cannot take back what this tab already streamed.
- */
-function serverIsAhead(client: ChatMessage[], server: ChatMessage[]): boolean {
-  if (server.length !== client.length) return server.length > client.length;
-  const waiting = pendingIds(client);
-  const decidedThere = server.some((message) =>
-    message.parts.some((part) => isCardPart(part) && part.data.resumed === true && waiting.has(part.data.toolCallId)),
-  );
-  if (decidedThere) return true;
-  // A waiting card whose deadline was set, moved or escalated there (see lib/agent/deadline.ts).
-  const deadlines = new Map(
-    client.flatMap((message) => pendingCards(message).map((card) => [card.data.toolCallId, JSON.stringify('deadline' in card.data ? card.data.deadline : undefined)])),
-  );
-  const deadlineMoved = server.some((message) =>
-    pendingCards(message).some(
-      (card) => 'deadline' in card.data && card.data.deadline !== undefined && deadlines.has(card.data.toolCallId) && deadlines.get(card.data.toolCallId) !== JSON.stringify(card.data.deadline),
-    ),
-  );
-  if (deadlineMoved) return true;
-  // A quorum call got another reviewer's approval there ("2 of 3 approvals").
-  if (moreApprovals(client, server)) return true;
-  const [mine, theirs] = [client.at(-1), server.at(-1)];
-  if (!mine || !theirs || mine.id !== theirs.id) return false;
-  if (theirs.parts.length !== mine.parts.length) return theirs.parts.length > mine.parts.length;
-  return textLength(theirs) > textLength(mine);
-}
-
-/** Whether a pending quorum card counts more approvals in `server` than in `client`. */
-function moreApprovals(client: ChatMessage[], server: ChatMessage[]): boolean {
-  const approvals = (messages: ChatMessage[]) =>
-    new Map(
-      messages.flatMap((message) =>
-        message.parts.flatMap((part) => (isCardPart(part) && part.type === 'data-tool-call-approval' ? [[part.data.toolCallId, part.data.approvals ?? 0] as const] : [])),
-      ),
-    );
-  const here = approvals(client);
-  return [...approvals(server)].some(([id, count]) => here.has(id) && count > here.get(id)!);
-}
-
 /** Wait before attaching again to a stream that broke off, in ms … */
 const RECONNECT_MS = 1_000;
 /** … and how often, at most, in a row: a run's lost process is noticed within 1.5 leases (15 s). */
 const MAX_RECONNECTS = 40;
-
-/**
- * Whether an error is the answer's stream breaking off (the server died or the connection
- * dropped) rather than an answer from the server: a failed fetch or read, never an API error.
- */
-function isBrokenStream(error: Error): boolean {
-  if (parseApiError(error.message)) return false;
-  return error instanceof TypeError || /network|failed to fetch|terminated|load failed|connection/i.test(error.message);
-}
-
-/** Wait before opening the activity feed again after the server refused it (e.g. 404, 429), in ms. */
-const FEED_RETRY_MS = 5_000;
-
-/**
- * Listens to `/api/chat/{id}/events` (SSE: the thread changed elsewhere) and calls `onActivity`.
- * The server answers 404 until the thread exists, so the feed opens only once `exists`; a refused
- * feed (EventSource gives up on an HTTP error) is opened again after FEED_RETRY_MS.
- * @returns whether the feed is connected (callers fall back to polling when it is not)
- */
-function useThreadActivity(threadId: string, exists: boolean, onActivity: () => void): boolean {
-  const [connected, setConnected] = useState(false);
-  const callback = useRef(onActivity);
-  callback.current = onActivity;
-  useEffect(() => {
-    if (!exists) return;
-    let source: EventSource | null = null;
-    let retry: ReturnType<typeof setTimeout> | undefined;
-    const open = () => {
-      source = new EventSource(`/api/chat/${encodeURIComponent(threadId)}/events`);
-      source.onopen = () => setConnected(true);
-      source.onmessage = () => callback.current();
-      source.onerror = () => {
-        const state = source?.readyState;
-        setConnected(state === EventSource.OPEN);
-        if (state === EventSource.CLOSED) retry = setTimeout(open, FEED_RETRY_MS);
-      };
-    };
-    open();
-    return () => {
-      clearTimeout(retry);
-      source?.close();
-      setConnected(false);
-    };
-  }, [threadId, exists]);
-  return connected;
-}
-
-function toFriendly(error: Error, people: People, viewerId: string): FriendlyError {
-  const parsed = parseApiError(error.message);
-  if (parsed?.code === 'ALREADY_DECIDED') {
-    // The chat fetches the outcome by itself (see below), so the card is the next step.
-    const decidedBy = (parsed.details as { decidedBy?: unknown } | undefined)?.decidedBy;
-    const whose = decidedBy === viewerId ? 'your' : decidedBy ? 'their' : 'the';
-    return { ...friendlyError(parsed, people, viewerId), next: `The card now shows ${whose} decision.` };
-  }
-  if (parsed) return friendlyError(parsed, people, viewerId);
-  const text = error.message.trim();
-  // An error chunk inside the stream carries a sentence from the server; a failed fetch does not.
-  // Markup or JSON is never shown as it is.
-  if (text && !(error instanceof TypeError) && !/^[<[{]/.test(text) && text.length < 400) {
-    return { code: 'STREAM_ERROR', message: text, next: 'Try again, or start a new chat.', issues: [] };
-  }
-  return friendlyError(null, people, viewerId);
-}
 
 /** The conversation: messages streaming in, approval and question cards, and the composer. */
 export function ChatView({ threadId, agentId, resumeOnMount, initialMessages, viewerId, people }: ChatViewProps) {
@@ -442,112 +316,6 @@ export function ChatView({ threadId, agentId, resumeOnMount, initialMessages, vi
         <Composer value={draft} onChange={setDraft} onSend={() => send(draft)} onStop={() => void stop()} busy={busy} />
         <p className="text-center text-xs text-muted-foreground">Sensitive actions wait for approval before they run.</p>
       </div>
-    </div>
-  );
-}
-
-/**
- * Cards waiting for the viewer (`data-awaiting-you`) that are scrolled out of the message list's
- * view, watched with an IntersectionObserver on the scroller.
- * @returns how many, the first of them, and whether it lies above the visible part
- */
-function useOutOfViewCards(scroller: RefObject<HTMLDivElement | null>, messages: ChatMessage[]) {
-  const [state, setState] = useState<{ count: number; first: string | null; above: boolean }>({ count: 0, first: null, above: false });
-  const key = messages
-    .flatMap((message) => pendingCards(message).map((card) => card.data.toolCallId))
-    .join('|');
-  useEffect(() => {
-    const root = scroller.current;
-    const cards = root ? [...root.querySelectorAll<HTMLElement>('[data-awaiting-you="true"]')] : [];
-    if (!root || cards.length === 0) {
-      setState({ count: 0, first: null, above: false });
-      return;
-    }
-    const out = new Map<Element, boolean>();
-    const observer = new IntersectionObserver(
-      (entries) => {
-        for (const entry of entries) {
-          out.set(entry.target, !entry.isIntersecting);
-        }
-        const hidden = cards.filter((card) => out.get(card));
-        const first = hidden[0];
-        setState({
-          count: hidden.length,
-          first: first?.dataset.cardId ?? null,
-          above: first ? first.getBoundingClientRect().top < root.getBoundingClientRect().top : false,
-        });
-      },
-      { root, threshold: 0.2 },
-    );
-    for (const card of cards) observer.observe(card);
-    return () => observer.disconnect();
-  }, [scroller, key, messages.length]);
-  return state;
-}
-
-/** "1 action waiting for you": sticks to the bottom of the messages and jumps to the first such card. */
-function PendingReminder({ count, first, above }: { count: number; first: string | null; above: boolean }) {
-  const Arrow = above ? ArrowUp : ArrowDown;
-  return (
-    <div className="pointer-events-none absolute inset-x-0 bottom-3 flex justify-center px-4">
-      <button
-        type="button"
-        data-testid="pending-reminder"
-        onClick={() => {
-          const card = first ? document.querySelector<HTMLElement>(`[data-card-id="${CSS.escape(first)}"]`) : null;
-          card?.scrollIntoView({ block: 'center', behavior: 'smooth' });
-          card?.focus({ preventScroll: true });
-        }}
-        className="pointer-events-auto inline-flex items-center gap-2 rounded-full bg-primary px-4 py-2 text-sm font-medium text-primary-foreground shadow-lg hover:bg-primary/90 focus-visible:ring-2 focus-visible:ring-ring focus-visible:ring-offset-2 focus-visible:ring-offset-background focus-visible:outline-none"
-      >
-        <Arrow className="size-4" aria-hidden />
-        {count === 1 ? '1 action waiting for you' : `${count} actions waiting for you`}
-      </button>
-    </div>
-  );
-}
-
-function ReviewerWait({ card }: { card: CardPart }) {
-  return (
-    <p
-      role="status"
-      data-testid="chat-waiting"
-      className="flex items-start gap-2 rounded-lg border border-border bg-muted px-3 py-2 text-sm"
-    >
-      <Hourglass className="mt-0.5 size-4 shrink-0 text-muted-foreground" aria-hidden />
-      <span>
-        <strong className="font-medium">Waiting for a reviewer</strong> to approve “{callTitle(card.data)}”. The
-        agent is paused; this chat updates by itself when they decide.
-      </span>
-    </p>
-  );
-}
-
-function EmptyChat({ onPick }: { onPick: (text: string) => void }) {
-  return (
-    <div className="flex flex-col items-center gap-4 py-12 text-center">
-      <div className="flex size-12 items-center justify-center rounded-full bg-primary/10 text-primary">
-        <ShieldCheck className="size-6" aria-hidden />
-      </div>
-      <div>
-        <h2 className="text-lg font-semibold">What should the agent do?</h2>
-        <p className="mt-1 max-w-md text-sm text-muted-foreground">
-          It can look things up right away. Anything sensitive — deleting, refunding, emailing — waits for an approval first.
-        </p>
-      </div>
-      <ul className="flex flex-wrap justify-center gap-2" aria-label="Suggestions">
-        {SUGGESTIONS.map((text) => (
-          <li key={text}>
-            <button
-              type="button"
-              onClick={() => onPick(text)}
-              className="rounded-full border border-border px-3 py-1.5 text-sm hover:bg-muted focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring"
-            >
-              {text}
-            </button>
-          </li>
-        ))}
-      </ul>
     </div>
   );
 }
