@@ -1,35 +1,22 @@
 'use client';
 
-import { Pencil, Plus, RefreshCw, RotateCcw, Send, Trash2, Webhook } from 'lucide-react';
-import { useCallback, useEffect, useId, useRef, useState } from 'react';
+import { Pencil, RotateCcw, Trash2, Webhook } from 'lucide-react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { toast } from 'sonner';
 import type { Viewer } from '@/components/ui/account-menu';
 import { AlertDialog, AlertDialogCancel } from '@/components/ui/alert-dialog';
 import { AppNav } from '@/components/ui/app-nav';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
-import { ShownOnce } from '@/components/ui/shown-once';
 import { ErrorNotice } from '@/components/ui/error-notice';
 import type { FriendlyError } from '@/components/ui/api-error';
 import { sendJson } from '@/components/ui/send-json';
-import { Input } from '@/components/ui/textarea';
 import { ShortDate } from '@/components/ui/time';
-import type { WebhookDeliveryView, WebhookEndpointView, WebhookEventType } from '@/lib/webhooks/endpoints';
+import type { WebhookDeliveryView, WebhookEndpointView } from '@/lib/webhooks/endpoints';
+import { DeliveryLog, type Log } from './webhook-deliveries';
+import { AddEndpoint, EndpointForm, SecretNotice, type Handover } from './webhook-endpoint-form';
 
-const EVENTS: { type: WebhookEventType; label: string }[] = [
-  { type: 'call.pending', label: 'A call waits for a decision or an answer' },
-  { type: 'call.decided', label: 'A call was approved, declined or answered' },
-  { type: 'call.expired', label: 'A call was declined by its deadline' },
-  { type: 'run.finished', label: 'A run finished (completed, failed or cancelled)' },
-];
-
-type Log = { deliveries: WebhookDeliveryView[]; nextCursor: string | null };
-/** A secret shown once, after creating an endpoint or rotating its secret. */
-type Handover = { url: string; secret: string; rotated: boolean };
 type Confirm = { endpoint: WebhookEndpointView; action: 'rotate' | 'delete' };
-
-const STATUS_TONE = { pending: 'accent', succeeded: 'success', failed: 'danger' } as const;
-const STATUS_LABEL = { pending: 'Pending', succeeded: 'Delivered', failed: 'Failed' } as const;
 
 /**
  * The admins' webhook page: register an endpoint (URL, events; its signing secret shown once), and
@@ -247,230 +234,5 @@ export function WebhooksView({ initialEndpoints, initialLog, viewer }: { initial
         }
       />
     </div>
-  );
-}
-
-type EndpointValues = { url: string; description: string; events: WebhookEventType[] };
-
-/** URL, description and events of an endpoint (adding one, or editing it). */
-function EndpointForm({
-  initial,
-  submitLabel,
-  busy,
-  onSubmit,
-  onCancel,
-}: {
-  initial?: EndpointValues;
-  submitLabel: string;
-  busy: boolean;
-  onSubmit: (values: EndpointValues, form: HTMLFormElement) => Promise<void>;
-  onCancel?: () => void;
-}) {
-  const id = useId();
-  return (
-    <form
-      data-testid="webhook-form"
-      className="flex flex-col gap-3"
-      onSubmit={async (event) => {
-        event.preventDefault();
-        const element = event.currentTarget;
-        const form = new FormData(element);
-        await onSubmit(
-          { url: String(form.get('url') ?? ''), description: String(form.get('description') ?? ''), events: form.getAll('events').map(String) as WebhookEventType[] },
-          element,
-        );
-      }}
-    >
-      <div className="grid gap-3 sm:grid-cols-2">
-        <label className="flex flex-col gap-1 text-sm">
-          URL
-          <Input name="url" type="url" required maxLength={2000} defaultValue={initial?.url} placeholder="https://example.com/hooks/countersign" autoComplete="off" />
-        </label>
-        <label className="flex flex-col gap-1 text-sm">
-          Description (optional)
-          <Input name="description" maxLength={200} defaultValue={initial?.description} autoComplete="off" />
-        </label>
-      </div>
-      <fieldset className="flex flex-col gap-1" aria-describedby={`${id}-hint`}>
-        <legend className="mb-1 text-sm">Events</legend>
-        {EVENTS.map(({ type, label }) => (
-          <label key={type} className="flex items-start gap-2 text-sm">
-            <input type="checkbox" name="events" value={type} defaultChecked={initial ? initial.events.includes(type) : true} className="mt-0.5 size-4 accent-primary" />
-            <span>
-              <span className="font-mono">{type}</span> <span className="text-muted-foreground">— {label}</span>
-            </span>
-          </label>
-        ))}
-        <span id={`${id}-hint`} className="text-xs text-muted-foreground">
-          Pick at least one.
-        </span>
-      </fieldset>
-      <div className="flex gap-2">
-        <Button type="submit" size="sm" variant="primary" disabled={busy} data-testid="save-webhook">
-          {busy ? 'Saving…' : submitLabel}
-        </Button>
-        {onCancel ? (
-          <Button size="sm" onClick={onCancel}>
-            Cancel
-          </Button>
-        ) : null}
-      </div>
-    </form>
-  );
-}
-
-function AddEndpoint({ onCreated, onError }: { onCreated: (endpoint: WebhookEndpointView, secret: string) => void; onError: (error: FriendlyError) => void }) {
-  const id = useId();
-  const [saving, setSaving] = useState(false);
-  return (
-    <section aria-labelledby={`${id}-heading`} className="rounded-lg border border-border bg-card p-4">
-      <h2 id={`${id}-heading`} className="mb-1 text-sm font-semibold">
-        <Plus className="mr-1 inline size-4" aria-hidden />
-        Add an endpoint
-      </h2>
-      <p className="mb-3 text-xs text-muted-foreground">
-        Events are POSTed as JSON and signed as the Standard Webhooks specification says (headers webhook-id, webhook-timestamp, webhook-signature); failed deliveries are retried with growing waits.
-      </p>
-      <EndpointForm
-        submitLabel="Add endpoint"
-        busy={saving}
-        onSubmit={async (values, form) => {
-          setSaving(true);
-          const outcome = await sendJson<{ endpoint: WebhookEndpointView; secret: string }>('/api/admin/webhooks', { method: 'POST', body: values });
-          setSaving(false);
-          if (!outcome.ok) return onError(outcome.error);
-          form.reset();
-          onCreated(outcome.data.endpoint, outcome.data.secret);
-        }}
-      />
-    </section>
-  );
-}
-
-function SecretNotice({ handover, onDone }: { handover: Handover; onDone: () => void }) {
-  return (
-    <ShownOnce
-      title={handover.rotated ? `New signing secret for ${handover.url}` : `Signing secret for ${handover.url}`}
-      value={handover.secret}
-      noun="secret"
-      label="Signing secret"
-      onDone={onDone}
-      testIds={{ panel: 'webhook-secret', value: 'webhook-secret-value' }}
-    >
-      Give it to the receiver to verify signatures; it is shown only now.
-      {handover.rotated ? ' The old secret keeps signing too for 24 hours.' : ''}
-    </ShownOnce>
-  );
-}
-
-function DeliveryLog({
-  log,
-  onRefresh,
-  onMore,
-  onResend,
-}: {
-  log: Log;
-  onRefresh: () => Promise<unknown>;
-  onMore: () => Promise<unknown>;
-  onResend: (delivery: WebhookDeliveryView) => Promise<unknown>;
-}) {
-  const [working, setWorking] = useState<string | null>(null);
-  return (
-    <section aria-labelledby="deliveries-heading" className="flex flex-col gap-2">
-      <div className="flex items-center gap-2">
-        <h2 id="deliveries-heading" className="flex-1 text-sm font-semibold">
-          Deliveries
-        </h2>
-        <Button
-          size="sm"
-          variant="ghost"
-          data-testid="refresh-deliveries"
-          disabled={working === 'refresh'}
-          onClick={async () => {
-            setWorking('refresh');
-            await onRefresh();
-            setWorking(null);
-          }}
-        >
-          <RefreshCw aria-hidden /> Refresh
-        </Button>
-      </div>
-      {log.deliveries.length === 0 ? (
-        <p className="rounded-lg border border-dashed border-border p-4 text-sm text-muted-foreground">No deliveries yet.</p>
-      ) : (
-        <div className="overflow-x-auto rounded-lg border border-border bg-card">
-          <table className="w-full min-w-[44rem] text-left text-sm" data-testid="webhook-deliveries">
-            <thead className="border-b border-border text-xs text-muted-foreground">
-              <tr>
-                <th scope="col" className="px-3 py-2 font-medium">Event</th>
-                <th scope="col" className="px-3 py-2 font-medium">Endpoint</th>
-                <th scope="col" className="px-3 py-2 font-medium">Status</th>
-                <th scope="col" className="px-3 py-2 text-right font-medium">Attempts</th>
-                <th scope="col" className="px-3 py-2 font-medium">Last answer</th>
-                <th scope="col" className="px-3 py-2 text-right font-medium">Time</th>
-                <th scope="col" className="px-3 py-2 font-medium">When</th>
-                <th scope="col" className="px-3 py-2">
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-border">
-              {log.deliveries.map((delivery) => (
-                <tr key={delivery.id} data-testid="webhook-delivery" data-event-id={delivery.eventId} data-status={delivery.status} data-run-id={delivery.subject.runId ?? ''}>
-                  <td className="px-3 py-2">
-                    <span className="block font-mono text-xs">{delivery.type}</span>
-                    {delivery.subject.toolName ? <span className="block text-xs text-muted-foreground">{delivery.subject.toolName}</span> : null}
-                  </td>
-                  <td className="max-w-56 truncate px-3 py-2 font-mono text-xs" title={delivery.endpointUrl}>
-                    {delivery.endpointUrl}
-                  </td>
-                  <td className="px-3 py-2">
-                    <Badge tone={STATUS_TONE[delivery.status]}>{STATUS_LABEL[delivery.status]}</Badge>
-                  </td>
-                  <td className="px-3 py-2 text-right tabular-nums" data-testid="delivery-attempts">
-                    {delivery.attempts}
-                  </td>
-                  <td className="px-3 py-2 text-xs" data-testid="delivery-answer">
-                    {delivery.lastStatusCode !== null ? `HTTP ${delivery.lastStatusCode}` : (delivery.lastError ?? '—')}
-                  </td>
-                  <td className="px-3 py-2 text-right text-xs tabular-nums">{delivery.lastDurationMs !== null ? `${delivery.lastDurationMs} ms` : '—'}</td>
-                  <td className="px-3 py-2 text-xs">
-                    <ShortDate iso={delivery.lastAttemptAt ?? delivery.createdAt} />
-                    {delivery.nextAttemptAt && delivery.attempts > 0 ? (
-                      <span className="block text-muted-foreground">
-                        retry <ShortDate iso={delivery.nextAttemptAt} />
-                      </span>
-                    ) : null}
-                  </td>
-                  <td className="px-3 py-2 text-right">
-                    <Button
-                      size="sm"
-                      variant="outline"
-                      disabled={working === delivery.id}
-                      aria-label={`Resend ${delivery.type} to ${delivery.endpointUrl}`}
-                      data-testid="resend-delivery"
-                      onClick={async () => {
-                        setWorking(delivery.id);
-                        await onResend(delivery);
-                        setWorking(null);
-                      }}
-                    >
-                      <Send aria-hidden /> Resend
-                    </Button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {log.nextCursor ? (
-        <div>
-          <Button size="sm" onClick={() => void onMore()}>
-            Show older deliveries
-          </Button>
-        </div>
-      ) : null}
-    </section>
   );
 }

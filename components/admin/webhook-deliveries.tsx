@@ -1,0 +1,132 @@
+'use client';
+
+import { RefreshCw, Send } from 'lucide-react';
+import { useState } from 'react';
+import { Badge } from '@/components/ui/badge';
+import { Button } from '@/components/ui/button';
+import { ShortDate } from '@/components/ui/time';
+import type { WebhookDeliveryView } from '@/lib/webhooks/endpoints';
+
+/** One page of the delivery log, newest first, and the cursor of the next. */
+export type Log = { deliveries: WebhookDeliveryView[]; nextCursor: string | null };
+
+const STATUS_TONE = { pending: 'accent', succeeded: 'success', failed: 'danger' } as const;
+
+const STATUS_LABEL = { pending: 'Pending', succeeded: 'Delivered', failed: 'Failed' } as const;
+
+/**
+ * The delivery log: per delivery its event, endpoint, status, attempts, last answer and response
+ * time, with Resend on each, Show older deliveries (the next page) and Refresh (the view also
+ * refreshes it by itself while deliveries are pending).
+ */
+export function DeliveryLog({
+  log,
+  onRefresh,
+  onMore,
+  onResend,
+}: {
+  log: Log;
+  onRefresh: () => Promise<unknown>;
+  onMore: () => Promise<unknown>;
+  onResend: (delivery: WebhookDeliveryView) => Promise<unknown>;
+}) {
+  const [working, setWorking] = useState<string | null>(null);
+  return (
+    <section aria-labelledby="deliveries-heading" className="flex flex-col gap-2">
+      <div className="flex items-center gap-2">
+        <h2 id="deliveries-heading" className="flex-1 text-sm font-semibold">
+          Deliveries
+        </h2>
+        <Button
+          size="sm"
+          variant="ghost"
+          data-testid="refresh-deliveries"
+          disabled={working === 'refresh'}
+          onClick={async () => {
+            setWorking('refresh');
+            await onRefresh();
+            setWorking(null);
+          }}
+        >
+          <RefreshCw aria-hidden /> Refresh
+        </Button>
+      </div>
+      {log.deliveries.length === 0 ? (
+        <p className="rounded-lg border border-dashed border-border p-4 text-sm text-muted-foreground">No deliveries yet.</p>
+      ) : (
+        <div className="overflow-x-auto rounded-lg border border-border bg-card">
+          <table className="w-full min-w-[44rem] text-left text-sm" data-testid="webhook-deliveries">
+            <thead className="border-b border-border text-xs text-muted-foreground">
+              <tr>
+                <th scope="col" className="px-3 py-2 font-medium">Event</th>
+                <th scope="col" className="px-3 py-2 font-medium">Endpoint</th>
+                <th scope="col" className="px-3 py-2 font-medium">Status</th>
+                <th scope="col" className="px-3 py-2 text-right font-medium">Attempts</th>
+                <th scope="col" className="px-3 py-2 font-medium">Last answer</th>
+                <th scope="col" className="px-3 py-2 text-right font-medium">Time</th>
+                <th scope="col" className="px-3 py-2 font-medium">When</th>
+                <th scope="col" className="px-3 py-2">
+                  <span className="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-border">
+              {log.deliveries.map((delivery) => (
+                <tr key={delivery.id} data-testid="webhook-delivery" data-event-id={delivery.eventId} data-status={delivery.status} data-run-id={delivery.subject.runId ?? ''}>
+                  <td className="px-3 py-2">
+                    <span className="block font-mono text-xs">{delivery.type}</span>
+                    {delivery.subject.toolName ? <span className="block text-xs text-muted-foreground">{delivery.subject.toolName}</span> : null}
+                  </td>
+                  <td className="max-w-56 truncate px-3 py-2 font-mono text-xs" title={delivery.endpointUrl}>
+                    {delivery.endpointUrl}
+                  </td>
+                  <td className="px-3 py-2">
+                    <Badge tone={STATUS_TONE[delivery.status]}>{STATUS_LABEL[delivery.status]}</Badge>
+                  </td>
+                  <td className="px-3 py-2 text-right tabular-nums" data-testid="delivery-attempts">
+                    {delivery.attempts}
+                  </td>
+                  <td className="px-3 py-2 text-xs" data-testid="delivery-answer">
+                    {delivery.lastStatusCode !== null ? `HTTP ${delivery.lastStatusCode}` : (delivery.lastError ?? '—')}
+                  </td>
+                  <td className="px-3 py-2 text-right text-xs tabular-nums">{delivery.lastDurationMs !== null ? `${delivery.lastDurationMs} ms` : '—'}</td>
+                  <td className="px-3 py-2 text-xs">
+                    <ShortDate iso={delivery.lastAttemptAt ?? delivery.createdAt} />
+                    {delivery.nextAttemptAt && delivery.attempts > 0 ? (
+                      <span className="block text-muted-foreground">
+                        retry <ShortDate iso={delivery.nextAttemptAt} />
+                      </span>
+                    ) : null}
+                  </td>
+                  <td className="px-3 py-2 text-right">
+                    <Button
+                      size="sm"
+                      variant="outline"
+                      disabled={working === delivery.id}
+                      aria-label={`Resend ${delivery.type} to ${delivery.endpointUrl}`}
+                      data-testid="resend-delivery"
+                      onClick={async () => {
+                        setWorking(delivery.id);
+                        await onResend(delivery);
+                        setWorking(null);
+                      }}
+                    >
+                      <Send aria-hidden /> Resend
+                    </Button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {log.nextCursor ? (
+        <div>
+          <Button size="sm" onClick={() => void onMore()}>
+            Show older deliveries
+          </Button>
+        </div>
+      ) : null}
+    </section>
+  );
+}
