@@ -1,5 +1,5 @@
 import { BASE_URL, DEMO_PASSWORD } from './config';
-import { contextAs, expect, sessionCookie, test } from './support';
+import { ACCOUNTS, contextAs, expect, sessionCookie, test } from './support';
 import { checkAccessible, DESKTOP, MOBILE } from './ui';
 
 const signInStatus = async (email: string, password: string) =>
@@ -43,9 +43,17 @@ test.describe('your account (/settings/password)', () => {
       await page.getByTestId('password-submit').click();
     };
 
-    // The two new fields differ: refused in the page, nothing sent.
+    // Refused in the page, nothing sent: the two new fields differ, only spaces, over 128 characters
+    // (not cut to 128, which would store a password nobody typed). Editing a field clears the refusal.
     await fill(DEMO_PASSWORD, 'a-brand-new-secret', 'a-brand-new-secreT');
     await expect(page.getByTestId('password-error')).toHaveText('The new password and its repetition differ.');
+    await form.getByLabel('Repeat the new password').fill('a-brand-new-secret');
+    await expect(page.getByTestId('password-error')).toHaveCount(0);
+    await fill(DEMO_PASSWORD, '          ');
+    await expect(page.getByTestId('password-error')).toHaveText('A password cannot be only spaces.');
+    await fill(DEMO_PASSWORD, 'x'.repeat(129));
+    await expect(page.getByTestId('password-error')).toHaveText('The new password can have at most 128 characters.');
+    await expect(form.getByLabel('New password', { exact: true })).toHaveValue('x'.repeat(129));
 
     // A wrong current password: refused by the server, and counted like a failed sign-in.
     await fill('not-my-password', 'a-brand-new-secret');
@@ -61,7 +69,7 @@ test.describe('your account (/settings/password)', () => {
       [person.email],
     );
     await fill(DEMO_PASSWORD, 'a-brand-new-secret');
-    await expect(page.getByTestId('password-error')).toContainText('locked for 5 more minute(s)');
+    await expect(page.getByTestId('password-error')).toHaveText('Too many wrong passwords; this account is locked for 5 more minute(s).');
     await db.query('DELETE FROM sign_in_failures WHERE email = $1', [person.email]);
 
     // The change: the fields are emptied, this browser stays signed in, the other session ends.
@@ -86,5 +94,45 @@ test.describe('your account (/settings/password)', () => {
     await expect(page.getByRole('heading', { name: 'API keys' })).toBeVisible();
     await expect(page.getByTestId('nav-account')).toHaveAttribute('aria-current', 'page');
     await context.close();
+  });
+
+  test("the server's rules: the same password again and a NUL password are refused; the try that locks the account says so; an admin's reset lifts the lock; a change clears the count", async ({ db }) => {
+    const person = await db.createAccount();
+    const change = (cookie: string, currentPassword: string, newPassword: string) =>
+      fetch(`${BASE_URL}/api/auth/change-password`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: BASE_URL, cookie },
+        body: JSON.stringify({ currentPassword, newPassword }),
+      });
+    const refusal = async (response: Response) => ({ status: response.status, code: ((await response.json()) as { code?: string }).code });
+    let cookie = await sessionCookie(person.email);
+
+    expect(await refusal(await change(cookie, DEMO_PASSWORD, DEMO_PASSWORD))).toEqual({ status: 400, code: 'PASSWORD_UNCHANGED' });
+    expect(await refusal(await change(cookie, DEMO_PASSWORD, '\u0000'.repeat(8)))).toEqual({ status: 400, code: 'PASSWORD_NOT_ALLOWED' });
+    expect(await refusal(await change(cookie, DEMO_PASSWORD, ' '.repeat(9)))).toEqual({ status: 400, code: 'PASSWORD_NOT_ALLOWED' });
+    expect(await signInStatus(person.email, DEMO_PASSWORD)).toBe(200);
+
+    // Four wrong current passwords are refused as such; the fifth locks the account and says so.
+    for (let i = 0; i < 4; i += 1) expect(await refusal(await change(cookie, `wrong-${i}-password`, 'a-brand-new-secret'))).toEqual({ status: 400, code: 'INVALID_PASSWORD' });
+    const locking = await change(cookie, 'wrong-4-password', 'a-brand-new-secret');
+    expect(locking.status).toBe(429);
+    expect(Number(locking.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await locking.json()).toMatchObject({ code: 'ACCOUNT_LOCKED', message: expect.stringContaining('Too many wrong passwords') });
+    expect(await signInStatus(person.email, DEMO_PASSWORD)).toBe(429);
+
+    // An admin's reset hands over a password that works at once: the lock is lifted.
+    const alex = await sessionCookie(ACCOUNTS.alex);
+    const reset = await fetch(`${BASE_URL}/api/admin/users/${person.id}/password`, { method: 'POST', headers: { origin: BASE_URL, cookie: alex } });
+    expect(reset.status).toBe(200);
+    const { temporaryPassword } = (await reset.json()) as { temporaryPassword: string };
+    expect(await signInStatus(person.email, temporaryPassword)).toBe(200);
+
+    // Four slips, then the change: the count starts again, so one more slip elsewhere does not lock it.
+    cookie = await sessionCookie(person.email, BASE_URL, temporaryPassword);
+    for (let i = 0; i < 4; i += 1) expect((await change(cookie, `wrong-${i}-password`, 'a-brand-new-secret')).status).toBe(400);
+    expect((await change(cookie, temporaryPassword, 'a-brand-new-secret')).status).toBe(200);
+    expect(await db.query('SELECT 1 FROM sign_in_failures WHERE email = $1', [person.email])).toEqual([]);
+    expect(await signInStatus(person.email, temporaryPassword)).toBe(401);
+    expect(await signInStatus(person.email, 'a-brand-new-secret')).toBe(200);
   });
 });

@@ -93,11 +93,11 @@ export async function signIn(request: APIRequestContext, email: string, baseURL 
  * from any server works on all).
  * @returns the `cookie` header value
  */
-export async function sessionCookie(email: string, baseURL = BASE_URL): Promise<string> {
+export async function sessionCookie(email: string, baseURL = BASE_URL, password = DEMO_PASSWORD): Promise<string> {
   const response = await fetch(`${baseURL}/api/auth/sign-in/email`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', origin: baseURL },
-    body: JSON.stringify({ email, password: DEMO_PASSWORD }),
+    body: JSON.stringify({ email, password }),
   });
   expect(response.status, `sign-in as ${email}`).toBe(200);
   return response.headers

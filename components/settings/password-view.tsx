@@ -1,7 +1,6 @@
 'use client';
 
 import { UserRound } from 'lucide-react';
-import { useRouter } from 'next/navigation';
 import { useId, useState, type FormEvent } from 'react';
 import { toast } from 'sonner';
 import type { Viewer } from '@/components/ui/account-menu';
@@ -9,6 +8,7 @@ import { AppNav } from '@/components/ui/app-nav';
 import { Button } from '@/components/ui/button';
 import { Input } from '@/components/ui/textarea';
 import { authClient } from '@/lib/auth/client';
+import { passwordRefusal } from '@/lib/auth/password-rules';
 import { SettingsTabs } from './settings-tabs';
 
 /** The server's length rule for passwords (lib/auth/auth.ts, `emailAndPassword`), in characters. */
@@ -16,15 +16,16 @@ const MIN_LENGTH = 8;
 const MAX_LENGTH = 128;
 
 /**
- * The sentence for a refused change, from better-auth's error code (the server checks everything
- * again; the form's own checks only save a round trip).
+ * The sentence for a refused change, from better-auth's or lib/auth/guards.ts's error code (the
+ * server checks everything again; the form's own checks only save a round trip). PASSWORD_UNCHANGED,
+ * PASSWORD_NOT_ALLOWED and ACCOUNT_LOCKED carry the server's own sentence.
  */
 function refusal(error: { code?: string; status: number; message?: string }): string {
-  if (error.code === 'INVALID_PASSWORD') return 'Your current password is not right. Too many wrong tries lock the account for a while.';
+  if (error.code === 'INVALID_PASSWORD') return 'Your current password is not right. A few more wrong tries lock the account for a while.';
   if (error.code === 'ACCOUNT_LOCKED') return error.message ?? 'This account is locked for a while after too many wrong passwords.';
   if (error.code === 'PASSWORD_TOO_SHORT') return `The new password needs at least ${MIN_LENGTH} characters.`;
   if (error.code === 'PASSWORD_TOO_LONG') return `The new password can have at most ${MAX_LENGTH} characters.`;
-  if (error.status === 401) return 'Your session has ended; sign in again.';
+  if (error.status === 401) return 'Your session has ended (signed out here or elsewhere); sign in again to change your password.';
   if (error.status === 429) return 'Too many attempts; wait a minute and try again.';
   return error.message ?? 'The password could not be changed; try again.';
 }
@@ -35,7 +36,6 @@ function refusal(error: { code?: string; status: number; message?: string }): st
  * password an admin set (a new account, a reset) changes it here.
  */
 export function PasswordView({ viewer, email }: { viewer: Viewer; email: string }) {
-  const router = useRouter();
   const ids = useId();
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
@@ -44,11 +44,21 @@ export function PasswordView({ viewer, email }: { viewer: Viewer; email: string 
   const [error, setError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
   const [done, setDone] = useState<string | null>(null);
+  const [signedOut, setSignedOut] = useState(false);
+  // A field changed: the last refusal no longer describes what is typed (the browser's own checks
+  // may stop the next submit before it reaches this page).
+  const edit = (set: (value: string) => void) => (value: string) => {
+    set(value);
+    setError(null);
+  };
 
   async function submit(event: FormEvent) {
     event.preventDefault();
     setDone(null);
     if (next.length < MIN_LENGTH) return setError(`The new password needs at least ${MIN_LENGTH} characters.`);
+    if (next.length > MAX_LENGTH) return setError(`The new password can have at most ${MAX_LENGTH} characters.`);
+    const unfit = passwordRefusal(next);
+    if (unfit) return setError(unfit);
     if (next !== repeat) return setError('The new password and its repetition differ.');
     if (next === current) return setError('The new password is the same as the current one.');
     setError(null);
@@ -57,7 +67,7 @@ export function PasswordView({ viewer, email }: { viewer: Viewer; email: string 
     setPending(false);
     if (failure) {
       setError(refusal(failure));
-      if (failure.status === 401) router.push('/sign-in?next=/settings/password');
+      setSignedOut(failure.status === 401);
       return;
     }
     setCurrent('');
@@ -90,9 +100,9 @@ export function PasswordView({ viewer, email }: { viewer: Viewer; email: string 
             </p>
           </div>
           <form onSubmit={submit} className="flex flex-col gap-4" aria-describedby={error ? `${ids}-error` : undefined} data-testid="password-form">
-            <Field id={`${ids}-current`} label="Current password" autoComplete="current-password" value={current} onChange={setCurrent} testId="password-current" />
-            <Field id={`${ids}-new`} label="New password" autoComplete="new-password" value={next} onChange={setNext} testId="password-new" minLength={MIN_LENGTH} />
-            <Field id={`${ids}-repeat`} label="Repeat the new password" autoComplete="new-password" value={repeat} onChange={setRepeat} testId="password-repeat" minLength={MIN_LENGTH} />
+            <Field id={`${ids}-current`} label="Current password" autoComplete="current-password" value={current} onChange={edit(setCurrent)} testId="password-current" />
+            <Field id={`${ids}-new`} label="New password" autoComplete="new-password" value={next} onChange={edit(setNext)} testId="password-new" minLength={MIN_LENGTH} />
+            <Field id={`${ids}-repeat`} label="Repeat the new password" autoComplete="new-password" value={repeat} onChange={edit(setRepeat)} testId="password-repeat" minLength={MIN_LENGTH} />
             <label className="flex items-start gap-2 text-sm">
               <input
                 type="checkbox"
@@ -106,6 +116,14 @@ export function PasswordView({ viewer, email }: { viewer: Viewer; email: string 
             {error ? (
               <p id={`${ids}-error`} role="alert" data-testid="password-error" className="text-sm text-destructive">
                 {error}
+                {signedOut ? (
+                  <>
+                    {' '}
+                    <a href="/sign-in?next=%2Fsettings%2Fpassword" className="font-medium underline underline-offset-4">
+                      Sign in
+                    </a>
+                  </>
+                ) : null}
               </p>
             ) : null}
             {done ? (
@@ -135,7 +153,6 @@ function Field(props: { id: string; label: string; autoComplete: string; value: 
         required
         autoComplete={props.autoComplete}
         minLength={props.minLength}
-        maxLength={MAX_LENGTH}
         value={props.value}
         onChange={(event) => props.onChange(event.target.value)}
         data-testid={props.testId}

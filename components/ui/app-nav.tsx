@@ -4,6 +4,7 @@ import { Inbox, MessageSquare, ScrollText, SlidersHorizontal, Users, Webhook, ty
 import Link from 'next/link';
 import { AccountMenu, type Viewer } from './account-menu';
 import { Button } from './button';
+import { cn } from './cn';
 import { WaitingBadge } from '@/components/inbox/waiting-badge';
 
 type Section = 'chat' | 'inbox' | 'audit' | 'policies' | 'users' | 'webhooks' | 'account';
@@ -21,7 +22,7 @@ const LINKS: { section: Section; href: string; label: string; icon: LucideIcon; 
  * The links to every section the viewer's role may open (Chat; Inbox for reviewers and admins;
  * Audit, Policies, Users and Webhooks for admins), then the account link (the person's password and
  * API keys) and Sign out — the same on every signed-in page. Below 640 px the links show their icon
- * only (their name stays the accessible label).
+ * only (below 1024 px for an admin's longer list); their name stays the accessible label.
  *
  * @param current the section of the page (`account` for the password and API key pages); on the
  *   chat page its own link is left out, because "Chat" would start a new one (the sidebar offers
@@ -29,6 +30,9 @@ const LINKS: { section: Section; href: string; label: string; icon: LucideIcon; 
  */
 export function AppNav({ viewer, current }: { viewer: Viewer; current?: Section }) {
   const links = LINKS.filter((link) => link.roles.includes(viewer.role) && !(current === 'chat' && link.section === 'chat'));
+  // An admin's five or six links show their names from 1024 px (below, the page title needs the
+  // room); a user's or reviewer's one or two from 640 px.
+  const many = links.length > 3;
   return (
     <div className="flex shrink-0 items-center gap-1">
       {links.length > 0 ? (
@@ -36,10 +40,10 @@ export function AppNav({ viewer, current }: { viewer: Viewer; current?: Section 
           <ul className="flex items-center gap-0.5">
             {links.map(({ section, href, label, icon: Icon }) => (
               <li key={section}>
-                <Button asChild variant="ghost" size="sm" className="px-1.5 text-muted-foreground hover:text-foreground aria-[current=page]:bg-muted aria-[current=page]:text-foreground sm:px-3">
+                <Button asChild variant="ghost" size="sm" className={cn('px-1.5 text-muted-foreground hover:text-foreground aria-[current=page]:bg-muted aria-[current=page]:text-foreground', many ? 'lg:px-3' : 'sm:px-3')}>
                   <Link href={href} data-testid={`nav-${section}`} aria-current={current === section ? 'page' : undefined} prefetch={false}>
                     <Icon aria-hidden />
-                    <span className="sr-only sm:not-sr-only">{label}</span>
+                    <span className={many ? 'sr-only lg:not-sr-only' : 'sr-only sm:not-sr-only'}>{label}</span>
                     {section === 'inbox' ? <WaitingBadge /> : null}
                   </Link>
                 </Button>

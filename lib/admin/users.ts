@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { recordAuditEvent } from '@/lib/audit/events';
 import { disableAllKeysOf } from '@/lib/auth/api-keys';
 import { auth } from '@/lib/auth/auth';
+import { clearSignInFailures } from '@/lib/auth/guards';
 import { ApiError } from '@/lib/http/errors';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { prisma } from '@/lib/store/db';
@@ -120,14 +121,18 @@ export async function updateUser(admin: Admin, userId: string, change: z.infer<t
 }
 
 /**
- * Gives an account a new temporary password (shown to the admin once) and signs it out everywhere.
+ * Gives an account a new temporary password (shown to the admin once), signs it out everywhere and
+ * lifts a lock of failed sign-ins.
  * @throws ApiError 404 NOT_FOUND
  */
 export async function resetPassword(admin: Admin, userId: string, headers: Headers): Promise<{ temporaryPassword: string }> {
-  if (!(await prisma().user.findUnique({ where: { id: userId }, select: { id: true } }))) throw new ApiError(404, 'NOT_FOUND', 'There is no such account.');
+  const account = await prisma().user.findUnique({ where: { id: userId }, select: { email: true } });
+  if (!account) throw new ApiError(404, 'NOT_FOUND', 'There is no such account.');
   const password = temporaryPassword();
   await auth().api.setUserPassword({ headers, body: { userId, newPassword: password } });
   await auth().api.revokeUserSessions({ headers, body: { userId } });
+  // The temporary password must work at once, also for an account locked by wrong passwords.
+  await clearSignInFailures(account.email);
   await recordAuditEvent({ action: 'user.password_reset', actor: admin, target: { type: 'user', id: userId } });
   return { temporaryPassword: password };
 }

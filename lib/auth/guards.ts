@@ -5,6 +5,7 @@ import { recordAuditEvent } from '@/lib/audit/events';
 import { countInWindow } from '@/lib/http/rate-limit';
 import { securitySettings } from '@/lib/security/settings';
 import { signUpRefusal } from '@/lib/security/sign-up';
+import { passwordRefusal } from './password-rules';
 
 export { signUpRefusal };
 import { prisma } from '@/lib/store/db';
@@ -33,23 +34,37 @@ async function lockedUntil(email: string): Promise<Date | null> {
  */
 async function refuseWhileLocked(email: string): Promise<void> {
   const until = await lockedUntil(email);
-  if (!until) return;
+  if (until) throw lockedError(until);
+}
+
+/** 429 ACCOUNT_LOCKED until `until`, with Retry-After in seconds. */
+function lockedError(until: Date): APIError {
   const seconds = Math.max(1, Math.ceil((until.getTime() - Date.now()) / 1000));
-  throw new APIError(
+  return new APIError(
     'TOO_MANY_REQUESTS',
-    { code: 'ACCOUNT_LOCKED', message: `Too many failed sign-ins; this account is locked for ${Math.ceil(seconds / 60)} more minute(s).` },
+    { code: 'ACCOUNT_LOCKED', message: `Too many wrong passwords; this account is locked for ${Math.ceil(seconds / 60)} more minute(s).` },
     { 'Retry-After': String(seconds) },
   );
 }
 
 /**
+ * Clears an account's failed sign-ins and its lock: after a successful sign-in, a password change,
+ * or an admin's reset (the new temporary password must work at once).
+ */
+export async function clearSignInFailures(email: string): Promise<void> {
+  await prisma().signInFailure.deleteMany({ where: { email: accountKey(email) } });
+}
+
+
+/**
  * Counts a failed sign-in in one statement: within SIGN_IN_LOCKOUT_MINUTES of the first failure
  * the count grows, after that it starts again; at SIGN_IN_MAX_FAILURES the account is locked for
  * SIGN_IN_LOCKOUT_MINUTES. Unknown emails are counted like real ones (no account enumeration).
+ * @returns when the account's lock ends, if it is locked now
  */
-async function recordFailure(email: string): Promise<void> {
+async function recordFailure(email: string): Promise<Date | null> {
   const { SIGN_IN_MAX_FAILURES: max, SIGN_IN_LOCKOUT_MINUTES: minutes } = securitySettings();
-  await prisma().$executeRaw`
+  const [row] = await prisma().$queryRaw<{ locked_until: Date | null }[]>`
     INSERT INTO sign_in_failures (email, failures, window_started_at, locked_until)
     VALUES (${email}, 1, now(), CASE WHEN 1 >= ${max} THEN now() + make_interval(mins => ${minutes}) END)
     ON CONFLICT (email) DO UPDATE SET
@@ -61,11 +76,13 @@ async function recordFailure(email: string): Promise<void> {
         WHEN (CASE WHEN sign_in_failures.window_started_at < now() - make_interval(mins => ${minutes})
                    THEN 1 ELSE sign_in_failures.failures + 1 END) >= ${max}
         THEN now() + make_interval(mins => ${minutes})
-        ELSE sign_in_failures.locked_until END`;
+        ELSE sign_in_failures.locked_until END
+    RETURNING locked_until`;
   // Rows of long-past failures are of no use; trim them now and then.
   if (Math.random() < 0.01) {
     await prisma().$executeRaw`DELETE FROM sign_in_failures WHERE window_started_at < now() - interval '1 day' AND (locked_until IS NULL OR locked_until < now())`;
   }
+  return row?.locked_until && row.locked_until > new Date() ? row.locked_until : null;
 }
 
 /**
@@ -86,11 +103,20 @@ export const postgresRateLimitStorage: NonNullable<NonNullable<BetterAuthOptions
  *   lib/security/sign-up.ts).
  * - `/sign-in/email`: 429 ACCOUNT_LOCKED while the account is locked (the password is not even
  *   checked, so guessing stops).
+ * - `/sign-up/email` and `/change-password`: 400 PASSWORD_NOT_ALLOWED for a password of only
+ *   spaces or with a control character (passwordRefusal).
  * - `/change-password`: 429 ACCOUNT_LOCKED while the signed-in account is locked (a wrong current
- *   password counts as a failed sign-in, so a stolen session cannot guess it either);
+ *   password counts as a failed sign-in, so a stolen session cannot guess it either); 400
+ *   PASSWORD_UNCHANGED when the new password is the current one;
  *   `revokeOtherSessions` defaults to true (only an explicit `false` keeps the other sessions), so
  *   a stolen session dies with the old password.
  */
+/** @throws APIError 400 PASSWORD_NOT_ALLOWED when passwordRefusal refuses `password` */
+function refuseUnfitPassword(password: unknown): void {
+  const refusal = passwordRefusal(password);
+  if (refusal) throw new APIError('BAD_REQUEST', { code: 'PASSWORD_NOT_ALLOWED', message: refusal });
+}
+
 export const beforeAuthRoute = createAuthMiddleware(async (ctx) => {
   if (ctx.path === '/sign-up/email') {
     const refusal = await signUpRefusal(String(ctx.body?.email ?? ''));
@@ -104,11 +130,16 @@ export const beforeAuthRoute = createAuthMiddleware(async (ctx) => {
     // into it, which can add or change fields but never remove one.
     const body = (ctx.body ?? {}) as Record<string, unknown>;
     for (const key of ['role', 'banned', 'banReason', 'banExpires']) delete body[key];
+    refuseUnfitPassword(body.password);
   }
   if (ctx.path === '/sign-in/email') await refuseWhileLocked(accountKey(ctx.body?.email));
   if (ctx.path === '/change-password') {
     const session = await getSessionFromCtx(ctx);
     if (session) await refuseWhileLocked(accountKey(session.user.email));
+    refuseUnfitPassword(ctx.body?.newPassword);
+    if (typeof ctx.body?.newPassword === 'string' && ctx.body.newPassword === ctx.body.currentPassword) {
+      throw new APIError('BAD_REQUEST', { code: 'PASSWORD_UNCHANGED', message: 'The new password is the same as the current one.' });
+    }
     if (ctx.body && ctx.body.revokeOtherSessions === undefined) {
       return { context: { body: { ...ctx.body, revokeOtherSessions: true } } };
     }
@@ -119,8 +150,9 @@ export const beforeAuthRoute = createAuthMiddleware(async (ctx) => {
  * After `/sign-in/email`: a wrong password counts towards the lockout; a success clears the count
  * and is an audit entry (`auth.signed_in`).
  * After `/change-password`: a wrong current password (400 INVALID_PASSWORD) counts towards the
- * signed-in account's lockout; a change is an audit entry (`auth.password_changed`, with whether
- * the other sessions were signed out).
+ * signed-in account's lockout, and the try that locks it is answered 429 ACCOUNT_LOCKED; a change
+ * clears the count and is an audit entry (`auth.password_changed`, with whether the other sessions
+ * were signed out).
  */
 export const afterAuthRoute = createAuthMiddleware(async (ctx) => {
   if (ctx.path === '/change-password') return afterPasswordChange(ctx);
@@ -132,7 +164,7 @@ export const afterAuthRoute = createAuthMiddleware(async (ctx) => {
     if (returned.statusCode === 401) await recordFailure(email);
     return;
   }
-  await prisma().signInFailure.deleteMany({ where: { email } });
+  await clearSignInFailures(email);
   const user = ctx.context.newSession?.user as { id: string; role?: string | null } | undefined;
   if (user) await recordAuditEvent({ action: 'auth.signed_in', actor: { id: user.id, role: user.role ?? 'user' }, target: { type: 'user', id: user.id } });
 });
@@ -143,12 +175,16 @@ async function afterPasswordChange(ctx: Parameters<Parameters<typeof createAuthM
   if (isAPIError(returned)) {
     if ((returned.body as { code?: string } | undefined)?.code !== 'INVALID_PASSWORD') return;
     const session = await getSessionFromCtx(ctx);
-    if (session) await recordFailure(accountKey(session.user.email));
+    const until = session ? await recordFailure(accountKey(session.user.email)) : null;
+    // The try that locks the account says so at once, not only the next one.
+    if (until) throw lockedError(until);
     return;
   }
-  const changed = returned as { token?: string | null; user?: { id?: string } } | undefined;
+  const changed = returned as { token?: string | null; user?: { id?: string; email?: string } } | undefined;
   const id = changed?.user?.id;
   if (!id) return;
+  // A fresh password starts a fresh count: one slip with the old one elsewhere must not lock it.
+  if (changed.user?.email) await clearSignInFailures(changed.user.email);
   const user = await prisma().user.findUnique({ where: { id }, select: { role: true } });
   await recordAuditEvent({
     action: 'auth.password_changed',

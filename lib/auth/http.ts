@@ -32,8 +32,16 @@ export async function guardAuthRequest(request: Request): Promise<Request | Resp
 }
 
 /**
+ * Codes whose status is fixed whatever status better-auth answers with: an after hook can replace
+ * an endpoint's error but not its status (lib/auth/guards.ts answers the wrong current password
+ * that locks an account with ACCOUNT_LOCKED, which is 429 everywhere).
+ */
+const STATUS_OF_CODE: Record<string, number> = { ACCOUNT_LOCKED: 429 };
+
+/**
  * better-auth answers errors as `{ code, message }`, which its browser client reads; API clients
- * of this app expect `{ error: { code, message } }`. An error response gets both.
+ * of this app expect `{ error: { code, message } }`. An error response gets both, with the status
+ * STATUS_OF_CODE fixes for its code.
  */
 export async function withErrorEnvelope(response: Response): Promise<Response> {
   if (response.status < 400 || !response.headers.get('content-type')?.includes('application/json')) return response;
@@ -46,5 +54,5 @@ export async function withErrorEnvelope(response: Response): Promise<Response> {
   const message = typeof body.message === 'string' && body.message ? body.message : 'The request was refused.';
   const headers = new Headers(response.headers);
   headers.delete('content-length');
-  return new Response(JSON.stringify({ ...body, code, message, error: { code, message } }), { status: response.status, headers });
+  return new Response(JSON.stringify({ ...body, code, message, error: { code, message } }), { status: STATUS_OF_CODE[code] ?? response.status, headers });
 }
