@@ -135,4 +135,48 @@ test.describe('your account (/settings/password)', () => {
     expect(await signInStatus(person.email, temporaryPassword)).toBe(401);
     expect(await signInStatus(person.email, 'a-brand-new-secret')).toBe(200);
   });
+
+  test("a new account's temporary password: signing in with it leads to the password page first, and after the change on to where the person was going; a reset marks it again", async ({ browser, db }) => {
+    const alex = await sessionCookie(ACCOUNTS.alex);
+    const email = `tara-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const created = await fetch(`${BASE_URL}/api/admin/users`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: BASE_URL, cookie: alex },
+      body: JSON.stringify({ name: 'Tara', email, role: 'user' }),
+    });
+    expect(created.status).toBe(201);
+    const { user, temporaryPassword } = (await created.json()) as { user: { id: string }; temporaryPassword: string };
+    const marked = async () => (await db.query<{ password_temporary: boolean }>('SELECT password_temporary FROM users WHERE id = $1', [user.id]))[0].password_temporary;
+    expect(await marked()).toBe(true);
+
+    const context = await browser.newContext({ baseURL: BASE_URL });
+    const page = await context.newPage();
+    await page.goto('/settings/keys');
+    await expect(page).toHaveURL(/\/sign-in\?next=%2Fsettings%2Fkeys$/);
+    await page.getByTestId('sign-in-email').fill(email);
+    await page.getByTestId('sign-in-password').fill(temporaryPassword);
+    await page.getByTestId('sign-in-submit').click();
+    await expect(page).toHaveURL(/\/settings\/password\?next=%2Fsettings%2Fkeys$/);
+    await expect(page.getByTestId('temporary-password-notice')).toContainText('You signed in with a temporary password');
+    await expect(page.getByTestId('password-later')).toHaveAttribute('href', '/settings/keys');
+    await checkAccessible(page, 'account-password-temporary');
+
+    await page.getByLabel('Current password').fill(temporaryPassword);
+    await page.getByLabel('New password', { exact: true }).fill('taras-own-password');
+    await page.getByLabel('Repeat the new password').fill('taras-own-password');
+    await page.getByTestId('password-submit').click();
+    await expect(page.getByTestId('password-changed')).toBeVisible();
+    await expect(page.getByTestId('temporary-password-notice')).toHaveCount(0);
+    expect(await marked()).toBe(false);
+    await page.getByTestId('password-continue').click();
+    await expect(page).toHaveURL(/\/settings\/keys$/);
+    await expect(page.getByRole('heading', { name: 'API keys' })).toBeVisible();
+
+    // Signing in with one's own password goes straight on; an admin's reset marks the account again.
+    expect(await signInStatus(email, 'taras-own-password')).toBe(200);
+    const reset = await fetch(`${BASE_URL}/api/admin/users/${user.id}/password`, { method: 'POST', headers: { origin: BASE_URL, cookie: alex } });
+    expect(reset.status).toBe(200);
+    expect(await marked()).toBe(true);
+    await context.close();
+  });
 });

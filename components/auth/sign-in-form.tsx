@@ -16,7 +16,10 @@ export interface SignInFormProps {
   noAccounts: boolean;
 }
 
-/** Email and password sign-in (better-auth). */
+/**
+ * Email and password sign-in (better-auth). Goes on to `next`, or first to the password page when
+ * the password was an admin's temporary one.
+ */
 export function SignInForm({ next, demoAccounts, demoPassword, noAccounts }: SignInFormProps) {
   const router = useRouter();
   const [email, setEmail] = useState('');
@@ -28,13 +31,15 @@ export function SignInForm({ next, demoAccounts, demoPassword, noAccounts }: Sig
     event.preventDefault();
     setPending(true);
     setError(null);
-    const { error: failure } = await authClient.signIn.email({ email: email.trim(), password });
+    const { data, error: failure } = await authClient.signIn.email({ email: email.trim(), password });
     setPending(false);
     if (failure) {
       setError(failure.status === 401 ? 'That email and password do not match an account.' : (failure.message ?? 'Sign-in failed; try again.'));
       return;
     }
-    router.push(next);
+    // A password an admin handed over: choose one's own first, then go on to where one was going.
+    const temporary = (data?.user as { passwordTemporary?: boolean } | undefined)?.passwordTemporary === true;
+    router.push(temporary ? `/settings/password?next=${encodeURIComponent(next)}` : next);
     router.refresh();
   }
 

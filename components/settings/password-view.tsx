@@ -33,9 +33,10 @@ function refusal(error: { code?: string; status: number; message?: string }): st
 /**
  * The signed-in person's account page: who they are, and changing their password (the current one,
  * the new one twice, and whether to sign out their other sessions, on by default). A person whose
- * password an admin set (a new account, a reset) changes it here.
+ * password an admin set (a new account, a reset) is sent here by sign-in and told so (`temporary`);
+ * `next` is where they were going, offered as a link (Later, then Continue once changed).
  */
-export function PasswordView({ viewer, email }: { viewer: Viewer; email: string }) {
+export function PasswordView({ viewer, email, temporary, next: continueTo }: { viewer: Viewer; email: string; temporary: boolean; next: string | null }) {
   const ids = useId();
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
@@ -87,6 +88,19 @@ export function PasswordView({ viewer, email }: { viewer: Viewer; email: string 
       </header>
       <main className="mx-auto flex w-full max-w-3xl flex-col gap-6 px-3 py-6 md:px-4">
         <SettingsTabs current="password" />
+        {temporary && !done ? (
+          <div role="status" data-testid="temporary-password-notice" className="flex max-w-md flex-wrap items-center gap-x-3 gap-y-1 rounded-lg border border-border bg-muted p-3 text-sm">
+            <p className="min-w-0 flex-1">
+              <span className="font-medium">You signed in with a temporary password</span> that an admin gave you. Choose your own now; the temporary one then stops
+              working.
+            </p>
+            {continueTo ? (
+              <a href={continueTo} className="text-primary underline underline-offset-4" data-testid="password-later">
+                Later
+              </a>
+            ) : null}
+          </div>
+        ) : null}
         <p className="text-sm text-muted-foreground" data-testid="account-identity">
           Signed in as <span className="font-medium text-foreground">{viewer.name}</span> ({email}).
         </p>
@@ -129,6 +143,14 @@ export function PasswordView({ viewer, email }: { viewer: Viewer; email: string 
             {done ? (
               <p role="status" data-testid="password-changed" className="text-sm text-success">
                 {done}
+                {continueTo ? (
+                  <>
+                    {' '}
+                    <a href={continueTo} className="font-medium underline underline-offset-4" data-testid="password-continue">
+                      Continue
+                    </a>
+                  </>
+                ) : null}
               </p>
             ) : null}
             <Button type="submit" variant="primary" disabled={pending} data-testid="password-submit" className="self-start">

@@ -34,7 +34,7 @@ export async function createAdminAccount(
   const userId = randomUUID();
   try {
     await db.$transaction(async (tx) => {
-      await tx.user.create({ data: { id: userId, name, email, emailVerified: true, role: 'admin' } });
+      await tx.user.create({ data: { id: userId, name, email, emailVerified: true, role: 'admin', passwordTemporary: true } });
       await tx.account.create({ data: { id: randomUUID(), accountId: userId, providerId: 'credential', userId, password: hash } });
       await recordAuditEvent({ action: 'user.created', actor: null, target: { type: 'user', id: userId }, details: { email, role: 'admin', via: 'admin:create' } }, tx);
     });

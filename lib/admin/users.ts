@@ -68,7 +68,8 @@ export function temporaryPassword(): string {
 }
 
 /**
- * Creates an account with a temporary password (shown to the admin once, to hand over).
+ * Creates an account with a temporary password (shown to the admin once, to hand over), marked as
+ * temporary until its owner changes it.
  * @returns the account and its temporary password
  * @throws ApiError 409 EMAIL_TAKEN
  */
@@ -78,6 +79,7 @@ export async function createUser(admin: Admin, input: z.infer<typeof createUserS
   }
   const password = temporaryPassword();
   const { user } = await auth().api.createUser({ headers, body: { email: input.email, password, name: input.name, role: input.role } });
+  await prisma().user.update({ where: { id: user.id }, data: { passwordTemporary: true } });
   await recordAuditEvent({ action: 'user.created', actor: admin, target: { type: 'user', id: user.id }, details: { email: input.email, role: input.role } });
   return { user: await managedUser(user.id), temporaryPassword: password };
 }
@@ -121,8 +123,8 @@ export async function updateUser(admin: Admin, userId: string, change: z.infer<t
 }
 
 /**
- * Gives an account a new temporary password (shown to the admin once), signs it out everywhere and
- * lifts a lock of failed sign-ins.
+ * Gives an account a new temporary password (shown to the admin once, marked as temporary), signs it
+ * out everywhere and lifts a lock of failed sign-ins.
  * @throws ApiError 404 NOT_FOUND
  */
 export async function resetPassword(admin: Admin, userId: string, headers: Headers): Promise<{ temporaryPassword: string }> {
@@ -131,6 +133,7 @@ export async function resetPassword(admin: Admin, userId: string, headers: Heade
   const password = temporaryPassword();
   await auth().api.setUserPassword({ headers, body: { userId, newPassword: password } });
   await auth().api.revokeUserSessions({ headers, body: { userId } });
+  await prisma().user.update({ where: { id: userId }, data: { passwordTemporary: true } });
   // The temporary password must work at once, also for an account locked by wrong passwords.
   await clearSignInFailures(account.email);
   await recordAuditEvent({ action: 'user.password_reset', actor: admin, target: { type: 'user', id: userId } });

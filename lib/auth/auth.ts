@@ -41,6 +41,8 @@ function build() {
       additionalFields: {
         // Set by an admin or the seed, never by the person signing up.
         role: { type: 'string', required: false, defaultValue: 'user', input: false },
+        // Set where an admin chooses the password (lib/admin), cleared by a change (guards.ts).
+        passwordTemporary: { type: 'boolean', required: false, defaultValue: false, input: false },
       },
     },
     // The app is reached on whatever host:port it is served from (several servers in tests); the

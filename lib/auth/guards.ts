@@ -151,7 +151,7 @@ export const beforeAuthRoute = createAuthMiddleware(async (ctx) => {
  * and is an audit entry (`auth.signed_in`).
  * After `/change-password`: a wrong current password (400 INVALID_PASSWORD) counts towards the
  * signed-in account's lockout, and the try that locks it is answered 429 ACCOUNT_LOCKED; a change
- * clears the count and is an audit entry (`auth.password_changed`, with whether the other sessions
+ * clears the count and the temporary mark (`passwordTemporary`) and is an audit entry (`auth.password_changed`, with whether the other sessions
  * were signed out).
  */
 export const afterAuthRoute = createAuthMiddleware(async (ctx) => {
@@ -185,7 +185,8 @@ async function afterPasswordChange(ctx: Parameters<Parameters<typeof createAuthM
   if (!id) return;
   // A fresh password starts a fresh count: one slip with the old one elsewhere must not lock it.
   if (changed.user?.email) await clearSignInFailures(changed.user.email);
-  const user = await prisma().user.findUnique({ where: { id }, select: { role: true } });
+  // The password is the person's own now (no longer an admin's temporary one).
+  const user = await prisma().user.update({ where: { id }, data: { passwordTemporary: false }, select: { role: true } });
   await recordAuditEvent({
     action: 'auth.password_changed',
     actor: { id, role: user?.role ?? 'user' },
