@@ -52,7 +52,7 @@ describe('a production database starts without accounts', () => {
     expect(created.email).toBe('owner@example.com');
     expect(created.temporaryPassword).toMatch(/^[\w-]{24}$/);
     const user = await db.user.findUniqueOrThrow({ where: { email: 'owner@example.com' }, include: { accounts: true } });
-    expect(user).toMatchObject({ id: created.userId, role: 'admin', name: 'Owner', banned: false });
+    expect(user).toMatchObject({ id: created.userId, role: 'admin', name: 'Owner', banned: false, passwordTemporary: true });
     expect(user.accounts).toHaveLength(1);
     expect(user.accounts[0]).toMatchObject({ providerId: 'credential', accountId: created.userId });
     expect(user.accounts[0].password).not.toContain(created.temporaryPassword);
