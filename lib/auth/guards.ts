@@ -55,7 +55,6 @@ export async function clearSignInFailures(email: string): Promise<void> {
   await prisma().signInFailure.deleteMany({ where: { email: accountKey(email) } });
 }
 
-
 /**
  * Counts a failed sign-in in one statement: within SIGN_IN_LOCKOUT_MINUTES of the first failure
  * the count grows, after that it starts again; at SIGN_IN_MAX_FAILURES the account is locked for
@@ -96,6 +95,12 @@ export const postgresRateLimitStorage: NonNullable<NonNullable<BetterAuthOptions
   },
 };
 
+/** @throws APIError 400 PASSWORD_NOT_ALLOWED when passwordRefusal refuses `password` */
+function refuseUnfitPassword(password: unknown): void {
+  const refusal = passwordRefusal(password);
+  if (refusal) throw new APIError('BAD_REQUEST', { code: 'PASSWORD_NOT_ALLOWED', message: refusal });
+}
+
 /**
  * Before each auth route:
  * - `/sign-up/email`: 403 SIGN_UP_DISABLED unless sign-up is on; 403 EMAIL_DOMAIN_NOT_ALLOWED
@@ -111,12 +116,6 @@ export const postgresRateLimitStorage: NonNullable<NonNullable<BetterAuthOptions
  *   `revokeOtherSessions` defaults to true (only an explicit `false` keeps the other sessions), so
  *   a stolen session dies with the old password.
  */
-/** @throws APIError 400 PASSWORD_NOT_ALLOWED when passwordRefusal refuses `password` */
-function refuseUnfitPassword(password: unknown): void {
-  const refusal = passwordRefusal(password);
-  if (refusal) throw new APIError('BAD_REQUEST', { code: 'PASSWORD_NOT_ALLOWED', message: refusal });
-}
-
 export const beforeAuthRoute = createAuthMiddleware(async (ctx) => {
   if (ctx.path === '/sign-up/email') {
     const refusal = await signUpRefusal(String(ctx.body?.email ?? ''));
@@ -151,8 +150,8 @@ export const beforeAuthRoute = createAuthMiddleware(async (ctx) => {
  * and is an audit entry (`auth.signed_in`).
  * After `/change-password`: a wrong current password (400 INVALID_PASSWORD) counts towards the
  * signed-in account's lockout, and the try that locks it is answered 429 ACCOUNT_LOCKED; a change
- * clears the count and the temporary mark (`passwordTemporary`) and is an audit entry (`auth.password_changed`, with whether the other sessions
- * were signed out).
+ * clears the count and the temporary mark (`passwordTemporary`) and is an audit entry
+ * (`auth.password_changed`, with whether the other sessions were signed out).
  */
 export const afterAuthRoute = createAuthMiddleware(async (ctx) => {
   if (ctx.path === '/change-password') return afterPasswordChange(ctx);
@@ -189,7 +188,7 @@ async function afterPasswordChange(ctx: Parameters<Parameters<typeof createAuthM
   const user = await prisma().user.update({ where: { id }, data: { passwordTemporary: false }, select: { role: true } });
   await recordAuditEvent({
     action: 'auth.password_changed',
-    actor: { id, role: user?.role ?? 'user' },
+    actor: { id, role: user.role },
     target: { type: 'user', id },
     details: { otherSessionsSignedOut: Boolean(changed.token) },
   });
