@@ -50,7 +50,7 @@ test.describe('your account (/settings/password)', () => {
     await form.getByLabel('Repeat the new password').fill('a-brand-new-secret');
     await expect(page.getByTestId('password-error')).toHaveCount(0);
     await fill(DEMO_PASSWORD, '          ');
-    await expect(page.getByTestId('password-error')).toHaveText('A password cannot be only spaces.');
+    await expect(page.getByTestId('password-error')).toHaveText('A password cannot be only spaces or invisible characters.');
     await fill(DEMO_PASSWORD, 'x'.repeat(129));
     await expect(page.getByTestId('password-error')).toHaveText('The new password can have at most 128 characters.');
     await expect(form.getByLabel('New password', { exact: true })).toHaveValue('x'.repeat(129));
@@ -110,6 +110,7 @@ test.describe('your account (/settings/password)', () => {
     expect(await refusal(await change(cookie, DEMO_PASSWORD, DEMO_PASSWORD))).toEqual({ status: 400, code: 'PASSWORD_UNCHANGED' });
     expect(await refusal(await change(cookie, DEMO_PASSWORD, '\u0000'.repeat(8)))).toEqual({ status: 400, code: 'PASSWORD_NOT_ALLOWED' });
     expect(await refusal(await change(cookie, DEMO_PASSWORD, ' '.repeat(9)))).toEqual({ status: 400, code: 'PASSWORD_NOT_ALLOWED' });
+    expect(await refusal(await change(cookie, DEMO_PASSWORD, '\u200b'.repeat(10)))).toEqual({ status: 400, code: 'PASSWORD_NOT_ALLOWED' });
     expect(await signInStatus(person.email, DEMO_PASSWORD)).toBe(200);
 
     // Four wrong current passwords are refused as such; the fifth locks the account and says so.

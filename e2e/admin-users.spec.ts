@@ -202,6 +202,25 @@ test.describe('user administration (/admin/users)', () => {
     }
   });
 
+  test('a reset far down a long list shows the temporary password in view and focused, at 390 px', async ({ browser, db }) => {
+    const people = [];
+    for (let i = 0; i < 25; i += 1) people.push(await db.createAccount({ name: `Listed person ${String(i).padStart(2, '0')}` }));
+    const last = people.at(-1)!;
+    const alex = await contextAs(browser, ACCOUNTS.alex);
+    const page = await alex.newPage();
+    await page.setViewportSize(MOBILE);
+    await page.goto('/admin/users');
+    const reset = page.getByRole('button', { name: `Reset password of ${'Listed person 24'}` });
+    await reset.scrollIntoViewIfNeeded();
+    await reset.click();
+    await page.getByTestId('confirm-user-action').click();
+    const handover = page.getByTestId('password-handover');
+    await expect(handover).toContainText(`New password for ${last.email}`);
+    await expect(handover).toBeInViewport();
+    await expect(handover).toBeFocused();
+    await alex.close();
+  });
+
   test('accessibility and screenshots of /admin/users and /settings/keys (light and dark, desktop and phone)', async ({ browser, page }) => {
     // Eight axe runs (light and dark each): more than the default minute on a busy machine.
     test.setTimeout(240_000);

@@ -10,8 +10,8 @@ import { openDatabaseOrExit } from './database';
 const USAGE = `Usage: npm run admin:create -- --email you@example.com --name "Your Name"
 
 Creates an admin account in the app's database (DATABASE_URL, else the embedded PostgreSQL under
-.data/pg) and prints its temporary password once. Exit codes: 0 created, 1 the email is taken
-(EMAIL_TAKEN), 2 a missing or unknown option.`;
+.data/pg) and prints its temporary password once. Exit codes: 0 created, 1 refused (EMAIL_TAKEN:
+the email is taken; BAD_REQUEST: the email or name is not valid), 2 a missing or unknown option.`;
 
 let values: { email?: string; name?: string; help?: boolean };
 try {
@@ -36,8 +36,8 @@ try {
   const client = createPrismaClient(db.url, { maxConnections: 1 });
   try {
     const account = await createAdminAccount({ email: values.email, name: values.name }, client);
-    console.log(`Created admin ${account.email}. Temporary password (shown once): ${account.temporaryPassword}\nSign in with it and choose your own at /settings/password.`);
-    console.log('Sign in with it, then add the other accounts at /admin/users.');
+    console.log(`Created admin ${account.email}. Temporary password (shown once): ${account.temporaryPassword}`);
+    console.log('Sign in with it (you are asked to choose your own first), then add the other accounts at /admin/users.');
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     console.error(`${error.code}: ${error.message}`);

@@ -11,7 +11,7 @@ import { env } from '@/lib/env';
 export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'Sign in' };
 
-export default async function SignInPage({ searchParams }: { searchParams: Promise<{ next?: string }> }) {
+export default async function SignInPage({ searchParams }: { searchParams: Promise<{ next?: string | string[] }> }) {
   const next = safeNextPath((await searchParams).next);
   if (await actorFromHeaders(await headers())) redirect(next);
   const demo = env().NODE_ENV !== 'production' || env().COUNTERSIGN_SHOW_DEMO_ACCOUNTS;

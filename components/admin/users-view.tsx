@@ -52,7 +52,7 @@ export function UsersView({ initialUsers, initialSignUp, viewer }: { initialUser
     <div className="flex min-h-dvh flex-col">
       <header className="flex h-14 shrink-0 items-center gap-2 border-b border-border px-3 md:px-4">
         <Users className="size-5 text-primary" aria-hidden />
-        <h1 className="min-w-0 flex-1 text-sm font-semibold">Users</h1>
+        <h1 className="min-w-0 flex-1 truncate text-sm font-semibold">Users</h1>
         <AppNav viewer={viewer} current="users" />
       </header>
       <main className="mx-auto flex w-full max-w-4xl flex-col gap-6 px-3 py-6 md:px-4">

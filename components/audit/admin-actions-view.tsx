@@ -27,7 +27,7 @@ const ACTION_OPTIONS: [string, string][] = [
   ['api_key', 'API keys'],
   ['settings', 'Sign-up settings'],
   ['webhook', 'Webhooks'],
-  ['auth', 'Sign-ins'],
+  ['auth', 'Sign-ins and password changes'],
 ];
 
 const SELECT = 'h-9 w-full rounded-md border border-input bg-background px-2 text-sm sm:w-44';
@@ -58,7 +58,7 @@ export function AdminActionsView({
     <div className="flex min-h-dvh flex-col">
       <header className="flex h-14 shrink-0 items-center gap-2 border-b border-border px-3 md:px-4">
         <ScrollText className="size-5 text-primary" aria-hidden />
-        <h1 className="min-w-0 flex-1 text-sm font-semibold">Audit: admin actions</h1>
+        <h1 className="min-w-0 flex-1 truncate text-sm font-semibold">Audit: admin actions</h1>
         <AppNav viewer={viewer} current="audit" />
       </header>
       <main className="flex min-w-0 flex-1 flex-col">

@@ -61,7 +61,7 @@ export function AuditView({ entries, nextCursor, filters, filterError, options, 
     <div className="flex min-h-dvh flex-col">
       <header className="flex h-14 shrink-0 items-center gap-2 border-b border-border px-3 md:px-4">
         <ScrollText className="size-5 text-primary" aria-hidden />
-        <h1 className="min-w-0 flex-1 text-sm font-semibold sm:flex-none">Audit</h1>
+        <h1 className="min-w-0 flex-1 truncate text-sm font-semibold sm:flex-none">Audit</h1>
         <span data-testid="model-in-use" className="hidden min-w-0 flex-1 truncate text-xs text-muted-foreground sm:inline" title="The model this server uses">
           Model: {model}
         </span>

@@ -113,7 +113,7 @@ export function PolicyEditor({
     <div className="flex min-h-dvh flex-col">
       <header className="flex h-14 shrink-0 items-center gap-2 border-b border-border px-3 md:px-4">
         <SlidersHorizontal className="size-5 text-primary" aria-hidden />
-        <h1 className="min-w-0 flex-1 text-sm font-semibold">Approval policies</h1>
+        <h1 className="min-w-0 flex-1 truncate text-sm font-semibold">Approval policies</h1>
         <AppNav viewer={viewer} current="policies" />
       </header>
       <main className="mx-auto flex w-full max-w-4xl min-w-0 flex-1 flex-col gap-4 px-3 py-4 md:px-4">

@@ -47,7 +47,7 @@ export function ApiKeysView({ initialKeys, allowedScopes, viewer }: { initialKey
     <div className="flex min-h-dvh flex-col">
       <header className="flex h-14 shrink-0 items-center gap-2 border-b border-border px-3 md:px-4">
         <KeyRound className="size-5 text-primary" aria-hidden />
-        <h1 className="min-w-0 flex-1 text-sm font-semibold">API keys</h1>
+        <h1 className="min-w-0 flex-1 truncate text-sm font-semibold">API keys</h1>
         <AppNav viewer={viewer} current="account" />
       </header>
       <main className="mx-auto flex w-full max-w-3xl flex-col gap-6 px-3 py-6 md:px-4">

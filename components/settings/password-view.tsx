@@ -36,10 +36,13 @@ function refusal(error: { code?: string; status: number; message?: string }): st
  * password an admin set (a new account, a reset) is sent here by sign-in and told so (`temporary`);
  * `next` is where they were going, offered as a link (Later, then Continue once changed).
  */
-export function PasswordView({ viewer, email, temporary, next: continueTo }: { viewer: Viewer; email: string; temporary: boolean; next: string | null }) {
+export function PasswordView({ viewer, email, temporary, next }: { viewer: Viewer; email: string; temporary: boolean; next: string | null }) {
+  // Going on to this very page is no going on.
+  const continueTo = next && new URL(next, 'http://here').pathname !== '/settings/password' ? next : null;
+  const here = `/settings/password${continueTo ? `?next=${encodeURIComponent(continueTo)}` : ''}`;
   const ids = useId();
   const [current, setCurrent] = useState('');
-  const [next, setNext] = useState('');
+  const [newPassword, setNewPassword] = useState('');
   const [repeat, setRepeat] = useState('');
   const [signOutOthers, setSignOutOthers] = useState(true);
   const [error, setError] = useState<string | null>(null);
@@ -56,15 +59,15 @@ export function PasswordView({ viewer, email, temporary, next: continueTo }: { v
   async function submit(event: FormEvent) {
     event.preventDefault();
     setDone(null);
-    if (next.length < MIN_LENGTH) return setError(`The new password needs at least ${MIN_LENGTH} characters.`);
-    if (next.length > MAX_LENGTH) return setError(`The new password can have at most ${MAX_LENGTH} characters.`);
-    const unfit = passwordRefusal(next);
+    if (newPassword.length < MIN_LENGTH) return setError(`The new password needs at least ${MIN_LENGTH} characters.`);
+    if (newPassword.length > MAX_LENGTH) return setError(`The new password can have at most ${MAX_LENGTH} characters.`);
+    const unfit = passwordRefusal(newPassword);
     if (unfit) return setError(unfit);
-    if (next !== repeat) return setError('The new password and its repetition differ.');
-    if (next === current) return setError('The new password is the same as the current one.');
+    if (newPassword !== repeat) return setError('The new password and its repetition differ.');
+    if (newPassword === current) return setError('The new password is the same as the current one.');
     setError(null);
     setPending(true);
-    const { error: failure } = await authClient.changePassword({ currentPassword: current, newPassword: next, revokeOtherSessions: signOutOthers });
+    const { error: failure } = await authClient.changePassword({ currentPassword: current, newPassword, revokeOtherSessions: signOutOthers });
     setPending(false);
     if (failure) {
       setError(refusal(failure));
@@ -72,7 +75,7 @@ export function PasswordView({ viewer, email, temporary, next: continueTo }: { v
       return;
     }
     setCurrent('');
-    setNext('');
+    setNewPassword('');
     setRepeat('');
     const message = signOutOthers ? 'Password changed. Your other sessions are signed out.' : 'Password changed.';
     setDone(message);
@@ -115,7 +118,7 @@ export function PasswordView({ viewer, email, temporary, next: continueTo }: { v
           </div>
           <form onSubmit={submit} className="flex flex-col gap-4" aria-describedby={error ? `${ids}-error` : undefined} data-testid="password-form">
             <Field id={`${ids}-current`} label="Current password" autoComplete="current-password" value={current} onChange={edit(setCurrent)} testId="password-current" />
-            <Field id={`${ids}-new`} label="New password" autoComplete="new-password" value={next} onChange={edit(setNext)} testId="password-new" minLength={MIN_LENGTH} />
+            <Field id={`${ids}-new`} label="New password" autoComplete="new-password" value={newPassword} onChange={edit(setNewPassword)} testId="password-new" minLength={MIN_LENGTH} />
             <Field id={`${ids}-repeat`} label="Repeat the new password" autoComplete="new-password" value={repeat} onChange={edit(setRepeat)} testId="password-repeat" minLength={MIN_LENGTH} />
             <label className="flex items-start gap-2 text-sm">
               <input
@@ -133,7 +136,7 @@ export function PasswordView({ viewer, email, temporary, next: continueTo }: { v
                 {signedOut ? (
                   <>
                     {' '}
-                    <a href="/sign-in?next=%2Fsettings%2Fpassword" className="font-medium underline underline-offset-4">
+                    <a href={`/sign-in?next=${encodeURIComponent(here)}`} className="font-medium underline underline-offset-4">
                       Sign in
                     </a>
                   </>

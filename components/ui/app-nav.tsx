@@ -41,7 +41,7 @@ export function AppNav({ viewer, current }: { viewer: Viewer; current?: Section 
             {links.map(({ section, href, label, icon: Icon }) => (
               <li key={section}>
                 <Button asChild variant="ghost" size="sm" className={cn('px-1.5 text-muted-foreground hover:text-foreground aria-[current=page]:bg-muted aria-[current=page]:text-foreground', many ? 'lg:px-3' : 'sm:px-3')}>
-                  <Link href={href} data-testid={`nav-${section}`} aria-current={current === section ? 'page' : undefined} prefetch={false}>
+                  <Link href={href} data-testid={`nav-${section}`} aria-current={current === section ? 'page' : undefined} prefetch={false} title={label}>
                     <Icon aria-hidden />
                     <span className={many ? 'sr-only lg:not-sr-only' : 'sr-only sm:not-sr-only'}>{label}</span>
                     {section === 'inbox' ? <WaitingBadge /> : null}

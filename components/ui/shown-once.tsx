@@ -1,7 +1,7 @@
 'use client';
 
 import { Check, Copy } from 'lucide-react';
-import { useId, useState, type ReactNode } from 'react';
+import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
 import { toast } from 'sonner';
 import { Button } from '@/components/ui/button';
 import { Input } from '@/components/ui/textarea';
@@ -9,7 +9,7 @@ import { Input } from '@/components/ui/textarea';
 /**
  * A secret the server shows exactly once (a new API key, a webhook signing secret, a temporary
  * password): a heading, what to do with it, the value in a read-only field that selects itself,
- * Copy, and Done.
+ * Copy, and Done. Scrolled into view and focused when it appears.
  *
  * @param props.title the heading
  * @param props.children the sentence under it (that it is shown only now, and what to do with it)
@@ -30,14 +30,23 @@ export function ShownOnce(props: {
   testIds: { panel: string; value: string; done?: string };
 }) {
   const id = useId();
+  const panel = useRef<HTMLElement>(null);
   const [copied, setCopied] = useState(false);
+  // The panel may appear far from the button that asked for it (a reset in a long list): bring it
+  // into view and move focus to it, so the secret is seen and screen readers read it.
+  useEffect(() => {
+    panel.current?.scrollIntoView({ block: 'nearest' });
+    panel.current?.focus({ preventScroll: true });
+  }, []);
   const shownCopied = props.markCopied && copied;
   const capitalised = props.noun.charAt(0).toUpperCase() + props.noun.slice(1);
   return (
     <section
+      ref={panel}
+      tabIndex={-1}
       aria-labelledby={`${id}-heading`}
       data-testid={props.testIds.panel}
-      className="flex flex-col gap-2 rounded-lg border border-primary/40 bg-primary/5 p-4"
+      className="flex flex-col gap-2 rounded-lg border border-primary/40 bg-primary/5 p-4 outline-none"
     >
       <h2 id={`${id}-heading`} className="text-sm font-semibold break-words">
         {props.title}

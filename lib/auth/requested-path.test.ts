@@ -26,6 +26,10 @@ describe('signInHref', () => {
 describe('safeNextPath', () => {
   it('keeps a same-site path with its query', () => {
     expect(safeNextPath('/inbox?view=done')).toBe('/inbox?view=done');
+    // `?next=/inbox&next=/audit` arrives as a list: the first counts (it once made the page fail).
+    expect(safeNextPath(['/inbox', '/audit'])).toBe('/inbox');
+    expect(safeNextPath(['//evil.test', '/inbox'])).toBe('/');
+    expect(safeNextPath([])).toBe('/');
     expect(safeNextPath('/chat/t-1#latest')).toBe('/chat/t-1#latest');
     // A tab is dropped as a browser drops it; what is left is still a path on this site.
     expect(safeNextPath('/\tevil.test')).toBe('/evil.test');

@@ -22,11 +22,13 @@ const HERE = 'http://countersign.invalid';
  * tab or line break inside the slashes all name another site there and are refused, as is anything
  * not starting with `/`. The open-redirect rule of OWASP's "Unvalidated Redirects and Forwards".
  *
- * @param next what the request asked to return to (e.g. `/inbox?view=done`)
+ * @param next what the request asked to return to (e.g. `/inbox?view=done`); a query parameter given
+ *   twice arrives as a list, of which the first counts
  * @returns the normalised path, query and fragment, or `/`
  */
-export function safeNextPath(next: string | null | undefined): string {
-  if (!next || !next.startsWith('/')) return '/';
+export function safeNextPath(next: string | string[] | null | undefined): string {
+  if (Array.isArray(next)) next = next[0];
+  if (typeof next !== 'string' || !next.startsWith('/')) return '/';
   let url: URL;
   try {
     url = new URL(next, HERE);

@@ -20,7 +20,7 @@ export default async function DevMailboxPage() {
     <div className="flex min-h-dvh flex-col">
       <header className="flex h-14 shrink-0 items-center gap-2 border-b border-border px-3 md:px-4">
         <Mail className="size-5 text-primary" aria-hidden />
-        <h1 className="min-w-0 flex-1 text-sm font-semibold">Dev mailbox</h1>
+        <h1 className="min-w-0 flex-1 truncate text-sm font-semibold">Dev mailbox</h1>
         <AppNav viewer={{ id: admin.id, name: admin.name, role: admin.role }} />
       </header>
       <main className="flex min-w-0 flex-1 flex-col gap-3 p-3 md:p-4">

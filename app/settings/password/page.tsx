@@ -8,7 +8,7 @@ export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'Password' };
 
 /** `?next=<path>`: where to continue after the change (set by sign-in with a temporary password). */
-export default async function PasswordPage({ searchParams }: { searchParams: Promise<{ next?: string }> }) {
+export default async function PasswordPage({ searchParams }: { searchParams: Promise<{ next?: string | string[] }> }) {
   const actor = await requirePageActor();
   const next = (await searchParams).next;
   const user = await prisma().user.findUnique({ where: { id: actor.id }, select: { passwordTemporary: true } });
