@@ -96,7 +96,7 @@ test.describe('your account (/settings/password)', () => {
     await context.close();
   });
 
-  test("the server's rules: the same password again and a NUL password are refused; the try that locks the account says so; an admin's reset lifts the lock; a change clears the count", async ({ db }) => {
+  test("the server's rules: the same password again and a NUL password are refused; the try that locks the account says so and the users list shows the lock; an admin's reset lifts it; a change clears the count", async ({ browser, db }) => {
     const person = await db.createAccount();
     const change = (cookie: string, currentPassword: string, newPassword: string) =>
       fetch(`${BASE_URL}/api/auth/change-password`, {
@@ -121,12 +121,28 @@ test.describe('your account (/settings/password)', () => {
     expect(await locking.json()).toMatchObject({ code: 'ACCOUNT_LOCKED', message: expect.stringContaining('Too many wrong passwords') });
     expect(await signInStatus(person.email, DEMO_PASSWORD)).toBe(429);
 
-    // An admin's reset hands over a password that works at once: the lock is lifted.
+    // The admin sees the lock in the users list; a reset hands over a password that works at once.
     const alex = await sessionCookie(ACCOUNTS.alex);
+    const listed = async () =>
+      ((await (await fetch(`${BASE_URL}/api/admin/users`, { headers: { cookie: alex } })).json()) as { users: { id: string; lockedUntil: string | null; passwordTemporary: boolean }[] }).users.find(
+        (user) => user.id === person.id,
+      )!;
+    expect(await listed()).toMatchObject({ lockedUntil: expect.any(String), passwordTemporary: false });
+    const admin = await contextAs(browser, ACCOUNTS.alex);
+    const page = await admin.newPage();
+    await page.goto('/admin/users');
+    const row = page.locator(`[data-testid="user-row"][data-email="${person.email}"]`);
+    await expect(row.getByTestId('user-locked')).toContainText('Locked until');
+    await expect(row.getByTestId('user-temporary-password')).toHaveCount(0);
     const reset = await fetch(`${BASE_URL}/api/admin/users/${person.id}/password`, { method: 'POST', headers: { origin: BASE_URL, cookie: alex } });
     expect(reset.status).toBe(200);
     const { temporaryPassword } = (await reset.json()) as { temporaryPassword: string };
     expect(await signInStatus(person.email, temporaryPassword)).toBe(200);
+    expect(await listed()).toMatchObject({ lockedUntil: null, passwordTemporary: true });
+    await page.reload();
+    await expect(row.getByTestId('user-temporary-password')).toBeVisible();
+    await expect(row.getByTestId('user-locked')).toHaveCount(0);
+    await admin.close();
 
     // Four slips, then the change: the count starts again, so one more slip elsewhere does not lock it.
     cookie = await sessionCookie(person.email, BASE_URL, temporaryPassword);

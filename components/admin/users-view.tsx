@@ -13,6 +13,7 @@ import { ErrorNotice } from '@/components/ui/error-notice';
 import type { FriendlyError } from '@/components/ui/api-error';
 import { sendJson } from '@/components/ui/send-json';
 import { Input } from '@/components/ui/textarea';
+import { LocalTime } from '@/components/ui/time';
 import type { ManagedUser } from '@/lib/admin/users';
 
 type Role = ManagedUser['role'];
@@ -22,7 +23,7 @@ const ROLE_LABEL: Record<Role, string> = { user: 'User', reviewer: 'Reviewer', a
 const selectClass = 'h-9 rounded-md border border-input bg-background px-2 text-sm focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring disabled:opacity-50';
 
 /** A password shown once after creating an account or resetting one. */
-type Handover = { email: string; password: string; created: boolean };
+type Handover = { email: string; password: string; created: boolean; deactivated?: boolean };
 
 /**
  * The admins' user page: self sign-up (on/off, email domains), add an account (with a temporary
@@ -81,6 +82,16 @@ export function UsersView({ initialUsers, initialSignUp, viewer }: { initialUser
                     <span className="truncate font-medium">{user.name}</span>
                     {user.id === viewer.id ? <Badge>You</Badge> : null}
                     {user.active ? null : <Badge tone="danger">Deactivated</Badge>}
+                    {user.lockedUntil ? (
+                      <Badge tone="danger" data-testid="user-locked" title="Too many wrong passwords. Reset password lifts the lock.">
+                        Locked until <LocalTime iso={user.lockedUntil} />
+                      </Badge>
+                    ) : null}
+                    {user.passwordTemporary ? (
+                      <Badge data-testid="user-temporary-password" title="They have not yet chosen their own password.">
+                        Temporary password
+                      </Badge>
+                    ) : null}
                   </span>
                   <span className="truncate text-xs text-muted-foreground">{user.email}</span>
                   {user.activeKeys > 0 ? (
@@ -177,7 +188,7 @@ export function UsersView({ initialUsers, initialSignUp, viewer }: { initialUser
                 const outcome = await sendJson<{ temporaryPassword: string }>(`/api/admin/users/${encodeURIComponent(current.user.id)}/password`, { method: 'POST' });
                 setBusy(null);
                 if (!outcome.ok) return setError(outcome.error);
-                setHandover({ email: current.user.email, password: outcome.data.temporaryPassword, created: false });
+                setHandover({ email: current.user.email, password: outcome.data.temporaryPassword, created: false, deactivated: !current.user.active });
               }}
             >
               {confirm?.action === 'deactivate' ? 'Deactivate' : 'Reset password'}
@@ -313,7 +324,8 @@ function HandoverNotice({ handover, onDone }: { handover: Handover; onDone: () =
       onDone={onDone}
       testIds={{ panel: 'password-handover', value: 'temporary-password' }}
     >
-      Hand this temporary password over safely; it is shown only now. After signing in they choose their own under Your account (/settings/password).
+      Hand this temporary password over safely; it is shown only now. Signing in with it asks them to choose their own first.
+      {handover.deactivated ? ' The account is deactivated: it cannot sign in until you reactivate it.' : null}
     </ShownOnce>
   );
 }

@@ -36,15 +36,34 @@ export interface ManagedUser {
   createdAt: string;
   /** API keys that work now (not revoked). */
   activeKeys: number;
+  /** The password is one an admin chose (new account, reset), not yet changed by its owner. */
+  passwordTemporary: boolean;
+  /** ISO 8601: until when sign-in is locked after wrong passwords (lib/auth/guards.ts), or null. A reset lifts it. */
+  lockedUntil: string | null;
 }
 
-/** Every account (or the one with `id`), by name. */
+/** Every account (or the one with `id`), by name, with its active keys, temporary mark and sign-in lock. */
 export async function listUsers(id?: string): Promise<ManagedUser[]> {
   const users = await prisma().user.findMany({
     where: id === undefined ? undefined : { id },
     orderBy: [{ name: 'asc' }, { email: 'asc' }],
-    select: { id: true, name: true, email: true, role: true, banned: true, createdAt: true, _count: { select: { apiKeys: { where: { enabled: true } } } } },
+    select: {
+      id: true,
+      name: true,
+      email: true,
+      role: true,
+      banned: true,
+      createdAt: true,
+      passwordTemporary: true,
+      _count: { select: { apiKeys: { where: { enabled: true } } } },
+    },
   });
+  // Locks are kept by the lower-cased email the sign-in was tried with (lib/auth/guards.ts).
+  const locks = await prisma().signInFailure.findMany({
+    where: { email: { in: users.map((user) => user.email.toLowerCase()) }, lockedUntil: { gt: new Date() } },
+    select: { email: true, lockedUntil: true },
+  });
+  const lockedUntil = new Map(locks.map((lock) => [lock.email, lock.lockedUntil!.toISOString()]));
   return users.map((user) => ({
     id: user.id,
     name: user.name,
@@ -53,6 +72,8 @@ export async function listUsers(id?: string): Promise<ManagedUser[]> {
     active: !user.banned,
     createdAt: user.createdAt.toISOString(),
     activeKeys: user._count.apiKeys,
+    passwordTemporary: user.passwordTemporary,
+    lockedUntil: lockedUntil.get(user.email.toLowerCase()) ?? null,
   }));
 }
 

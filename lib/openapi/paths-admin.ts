@@ -30,6 +30,8 @@ const managedUser = z
     active: z.boolean(),
     createdAt: z.string(),
     activeKeys: z.number().int(),
+    passwordTemporary: z.boolean().meta({ description: 'The password is one an admin chose, not yet changed by its owner' }),
+    lockedUntil: z.string().nullable().meta({ description: 'Until when sign-in is locked after wrong passwords; a password reset lifts it' }),
   })
   .meta({ id: 'User' });
 
