@@ -3,13 +3,13 @@
 import { History, Info, Signature } from 'lucide-react';
 import Link from 'next/link';
 import { InboxFilters, type InboxFilterValues } from './inbox-filters';
+import { InboxLists } from './lists';
 import { outcomeOf } from './outcome';
 import type { Viewer } from '@/components/ui/account-menu';
 import { AppNav } from '@/components/ui/app-nav';
 import { NotificationsButton } from './waiting-badge';
 import { Badge } from '@/components/ui/badge';
 import { BidiWarning } from '@/components/ui/bidi-warning';
-import { cn } from '@/components/ui/cn';
 import { describeToolCall, revealBidi, type People } from '@/components/ui/describe';
 import { PersonLabel } from '@/components/ui/person';
 import { RelativeTime } from '@/components/ui/time';
@@ -25,33 +25,6 @@ export interface DoneViewProps {
   options: { agents: string[]; tools: string[] };
   viewer: Viewer;
   people: People;
-}
-
-/** The inbox's lists: waiting calls, calls whose outcome is unknown, and decided calls (Done). */
-export function InboxLists({ current }: { current: 'pending' | 'unknown' | 'done' }) {
-  const lists = [
-    ['pending', 'Waiting', '/inbox'],
-    ['unknown', 'Outcome unknown', '/inbox?status=unknown'],
-    ['done', 'Done', '/inbox?view=done'],
-  ] as const;
-  return (
-    <nav aria-label="Lists" className="flex rounded-md border border-border p-0.5 text-sm">
-      {lists.map(([key, label, href]) => (
-        <Link
-          key={key}
-          href={href}
-          aria-current={current === key ? 'page' : undefined}
-          data-testid={`inbox-list-${key}`}
-          className={cn(
-            'rounded px-2.5 py-1 focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring',
-            current === key ? 'bg-muted font-medium' : 'text-muted-foreground hover:text-foreground',
-          )}
-        >
-          {label}
-        </Link>
-      ))}
-    </nav>
-  );
 }
 
 /**

@@ -1,9 +1,9 @@
 'use client';
 
 import { Search } from 'lucide-react';
-import Link from 'next/link';
 import type { RefObject } from 'react';
 import { InboxFilters, type InboxFilterValues } from './inbox-filters';
+import { InboxLists } from './lists';
 import { QueueTabs } from './queues';
 import { SortSelect } from './sort';
 import type { InboxQueue } from '@/lib/inbox/queries';
@@ -19,12 +19,6 @@ const KIND_FILTERS: { key: KindFilter; label: string }[] = [
   { key: 'approval', label: 'Approvals' },
   { key: 'suspension', label: 'Questions' },
 ];
-
-const LISTS = [
-  ['pending', 'Waiting', '/inbox'],
-  ['unknown', 'Outcome unknown', '/inbox?status=unknown'],
-  ['done', 'Done', '/inbox?view=done'],
-] as const;
 
 export interface InboxToolbarProps {
   status: 'pending' | 'unknown';
@@ -73,22 +67,7 @@ export function InboxToolbar(props: InboxToolbarProps) {
           </button>
         ))}
       </div>
-      <nav aria-label="Lists" className="flex rounded-md border border-border p-0.5 text-sm">
-        {LISTS.map(([key, label, href]) => (
-          <Link
-            key={key}
-            href={href}
-            aria-current={status === key ? 'page' : undefined}
-            data-testid={`inbox-list-${key}`}
-            className={cn(
-              'rounded px-2.5 py-1 focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring',
-              status === key ? 'bg-muted font-medium' : 'text-muted-foreground hover:text-foreground',
-            )}
-          >
-            {label}
-          </Link>
-        ))}
-      </nav>
+      <InboxLists current={status} />
       <div className="relative min-w-40 flex-1 sm:max-w-xs">
         <Search className="pointer-events-none absolute top-1/2 left-2.5 size-4 -translate-y-1/2 text-muted-foreground" aria-hidden />
         <label htmlFor="inbox-search" className="sr-only">
