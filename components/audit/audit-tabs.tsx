@@ -1,27 +1,20 @@
-import Link from 'next/link';
 import { Link2 } from 'lucide-react';
 import { Button } from '@/components/ui/button';
+import { ViewTabs } from '@/components/ui/view-tabs';
+
+const TABS = [
+  { id: 'decisions', href: '/audit', label: 'Decisions' },
+  { id: 'actions', href: '/audit/actions', label: 'Admin actions' },
+] as const;
 
 /**
  * The audit section's two views, decisions and administrative actions, and the download of the
  * whole hash chain (both kinds of entry, oldest first: the one export that proves nothing is missing).
  */
 export function AuditTabs({ current }: { current: 'decisions' | 'actions' }) {
-  const tabs = [
-    { id: 'decisions', href: '/audit', label: 'Decisions' },
-    { id: 'actions', href: '/audit/actions', label: 'Admin actions' },
-  ] as const;
   return (
     <div className="flex flex-wrap items-center gap-1">
-      <nav aria-label="Audit views" className="flex gap-1">
-        {tabs.map((tab) => (
-          <Button key={tab.id} asChild variant="ghost" size="sm" className="aria-[current=page]:bg-muted aria-[current=page]:text-foreground">
-            <Link href={tab.href} aria-current={current === tab.id ? 'page' : undefined} data-testid={`audit-tab-${tab.id}`}>
-              {tab.label}
-            </Link>
-          </Button>
-        ))}
-      </nav>
+      <ViewTabs label="Audit views" tabs={TABS} current={current} testIdPrefix="audit-tab-" />
       <Button asChild variant="link" size="sm" className="ml-auto">
         <a
           href="/api/audit/chain"
