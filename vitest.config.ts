@@ -38,6 +38,10 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['lib/**/*.test.ts', 'components/**/*.test.ts', 'bench/**/*.test.ts'],
+          // Pure functions share no state between files, so a worker keeps the modules it imported
+          // for the next file instead of importing them again (19 → 5 s for this project alone).
+          // A test that fakes timers puts real ones back after itself.
+          isolate: false,
           exclude: ['node_modules/**', 'lib/generated/**', 'bench/peer/**'],
         },
       },

@@ -1,4 +1,4 @@
-import { expect, test as base, type APIRequestContext, type Browser, type Page } from '@playwright/test';
+import { expect, request as apiRequest, test as base, type APIRequestContext, type Browser, type BrowserContext, type Cookie, type Page } from '@playwright/test';
 import pg from 'pg';
 import { seed } from '../lib/demo/seed';
 import { ACCOUNTS, BASE_URL, DEMO_PASSWORD, E2E_DATABASE_URL } from './config';
@@ -106,10 +106,58 @@ export async function sessionCookie(email: string, baseURL = BASE_URL, password 
     .join('; ');
 }
 
+/**
+ * Sessions this worker already opened on its own server, by email. A sign-in costs the server a
+ * deliberately slow password hash (about 0.2 s of CPU on a CI machine), and the suite opens a
+ * browser context or API client for someone several hundred times; so a session is opened once and
+ * reused while its row lives. A test that signs out, revokes or deactivates ends the row, and the
+ * next test then signs in afresh. Tests of sign-in itself call `signIn` or `sessionCookie`, which
+ * always sign in.
+ */
+const keptSessions = new Map<string, Cookie[]>();
+let sessionsDb: pg.Pool | undefined;
+
+/** Whether a kept session's row still exists, unexpired, for an account that is not deactivated. */
+async function sessionLives(cookies: Cookie[]): Promise<boolean> {
+  const signed = cookies.find((cookie) => cookie.name.endsWith('session_token'))?.value;
+  if (!signed) return false;
+  // The cookie holds `<token>.<signature>`, URL-encoded; the table keeps the token.
+  const token = decodeURIComponent(signed).split('.')[0];
+  sessionsDb ??= new pg.Pool({ connectionString: E2E_DATABASE_URL, max: 1, allowExitOnIdle: true });
+  const { rowCount } = await sessionsDb.query(
+    'SELECT 1 FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token = $1 AND s.expires_at > now() AND NOT coalesce(u.banned, false)',
+    [token],
+  );
+  return rowCount === 1;
+}
+
+/**
+ * The cookies of a session of `email` (one of ACCOUNTS, password DEMO_PASSWORD) on this worker's
+ * server: a kept one while it lives, else a new sign-in (see keptSessions).
+ */
+async function sessionCookies(email: string): Promise<Cookie[]> {
+  const kept = keptSessions.get(email);
+  if (kept && (await sessionLives(kept))) return kept;
+  const api = await apiRequest.newContext({ baseURL: BASE_URL });
+  try {
+    await signIn(api, email);
+    const { cookies } = await api.storageState();
+    keptSessions.set(email, cookies);
+    return cookies;
+  } finally {
+    await api.dispose();
+  }
+}
+
+/** Signs a browser context in as `email` on this worker's server, with a kept session when there is one. */
+async function useSessionOf(context: BrowserContext, email: string) {
+  await context.addCookies(await sessionCookies(email));
+}
+
 /** A new browser context signed in as `email` (e.g. a reviewer beside the user's context). */
 export async function contextAs(browser: Browser, email: string) {
   const context = await browser.newContext({ baseURL: BASE_URL });
-  await signIn(context.request, email);
+  await useSessionOf(context, email);
   return context;
 }
 
@@ -122,6 +170,8 @@ export const test = base.extend<{ db: Db; chat: ChatPage }, { stack: string }>({
     async ({}, use) => {
       const stack = await startStack();
       await use(stack.url);
+      await sessionsDb?.end();
+      sessionsDb = undefined;
       await stack.stop();
     },
     { scope: 'worker', auto: true, timeout: 180_000 },
@@ -131,12 +181,13 @@ export const test = base.extend<{ db: Db; chat: ChatPage }, { stack: string }>({
   },
   // Unless a test says otherwise, the browser and the API client act as Ada, an end user.
   page: async ({ page }, use) => {
-    await signIn(page.request, ACCOUNTS.ada);
+    await useSessionOf(page.context(), ACCOUNTS.ada);
     await use(page);
   },
-  request: async ({ request }, use) => {
-    await signIn(request, ACCOUNTS.ada);
+  request: async ({ playwright, baseURL }, use) => {
+    const request = await playwright.request.newContext({ baseURL, storageState: { cookies: await sessionCookies(ACCOUNTS.ada), origins: [] } });
     await use(request);
+    await request.dispose();
   },
   db: async ({}, use) => {
     // Every test starts from the seeded demo rows (a deleted record comes back).
