@@ -110,25 +110,20 @@ export async function sessionCookie(email: string, baseURL = BASE_URL, password 
  * Sessions this worker already opened on its own server, by email. A sign-in costs the server a
  * deliberately slow password hash (about 0.2 s of CPU on a CI machine), and the suite opens a
  * browser context or API client for someone several hundred times; so a session is opened once and
- * reused while its row lives. A test that signs out, revokes or deactivates ends the row, and the
- * next test then signs in afresh. Tests of sign-in itself call `signIn` or `sessionCookie`, which
+ * reused while the server accepts it. A test that signs out, revokes or deactivates ends it, and
+ * the next test then signs in afresh. Tests of sign-in itself call `signIn` or `sessionCookie`, which
  * always sign in.
  */
 const keptSessions = new Map<string, Cookie[]>();
-let sessionsDb: pg.Pool | undefined;
 
-/** Whether a kept session's row still exists, unexpired, for an account that is not deactivated. */
+/** Whether the worker's server still accepts a kept session (better-auth's session read, answered from the server's memory). */
 async function sessionLives(cookies: Cookie[]): Promise<boolean> {
-  const signed = cookies.find((cookie) => cookie.name.endsWith('session_token'))?.value;
-  if (!signed) return false;
-  // The cookie holds `<token>.<signature>`, URL-encoded; the table keeps the token.
-  const token = decodeURIComponent(signed).split('.')[0];
-  sessionsDb ??= new pg.Pool({ connectionString: E2E_DATABASE_URL, max: 1, allowExitOnIdle: true });
-  const { rowCount } = await sessionsDb.query(
-    'SELECT 1 FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token = $1 AND s.expires_at > now() AND NOT coalesce(u.banned, false)',
-    [token],
-  );
-  return rowCount === 1;
+  const response = await fetch(`${BASE_URL}/api/auth/get-session`, {
+    headers: { cookie: cookies.map((cookie) => `${cookie.name}=${cookie.value}`).join('; ') },
+  });
+  if (!response.ok) return false;
+  const body = (await response.json()) as { session?: unknown } | null;
+  return Boolean(body?.session);
 }
 
 /**
@@ -170,8 +165,6 @@ export const test = base.extend<{ db: Db; chat: ChatPage }, { stack: string }>({
     async ({}, use) => {
       const stack = await startStack();
       await use(stack.url);
-      await sessionsDb?.end();
-      sessionsDb = undefined;
       await stack.stop();
     },
     { scope: 'worker', auto: true, timeout: 180_000 },
