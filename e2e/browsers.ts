@@ -9,7 +9,7 @@ import { chromium, type Browser } from '@playwright/test';
  *
  * Debian's `chromium-headless-shell` comes first: the same Blink without the full browser's UI
  * layer, it spent about a tenth less CPU on the same spec file (117–121 against 128–145
- * CPU-seconds for e2e/inbox-review.spec.ts), and Chromium is most of what the end-to-end tests cost.
+ * CPU-seconds for e2e/inbox-review.spec.ts, which then also held inbox-triage.spec.ts), and Chromium is most of what the end-to-end tests cost.
  * It lacks one thing a test needs: web notifications are always "denied" there, whatever the
  * context grants (see `launchFullChromium`).
  */

@@ -40,6 +40,20 @@ export class Db {
     return { id, email };
   }
 
+  /**
+   * The waiting calls of a thread (of one tool, when given), oldest first; fails the test when there is none.
+   * @returns their row ids, run ids, tool call ids and root run and tool call ids
+   */
+  async pendingIn(threadId: string, toolName?: string) {
+    const rows = await this.query<{ id: string; run_id: string; tool_call_id: string; root_run_id: string; root_tool_call_id: string }>(
+      `SELECT id, run_id, tool_call_id, root_run_id, root_tool_call_id FROM pending_tool_calls
+       WHERE thread_id = $1 AND status = 'pending' AND ($2::text IS NULL OR tool_name = $2) ORDER BY created_at`,
+      [threadId, toolName ?? null],
+    );
+    expect(rows.length, `pending calls in ${threadId}`).toBeGreaterThan(0);
+    return rows;
+  }
+
   async pendingCalls(where: { toolName: string; status?: string }) {
     const { rows } = await this.client.query(
       'SELECT run_id, tool_call_id, status FROM pending_tool_calls WHERE tool_name = $1 AND ($2::text IS NULL OR status = $2) ORDER BY created_at',
