@@ -189,6 +189,35 @@ test.describe('no way in', () => {
     await anonymous.dispose();
   });
 
+  test('a method a route does not serve answers 405 METHOD_NOT_ALLOWED, with an Allow header naming those it does', async ({ playwright, baseURL }) => {
+    const anonymous = await playwright.request.newContext({ baseURL });
+    const asked: Promise<void>[] = [];
+    for (const handler of routeHandlers()) {
+      // better-auth's routes are its own; the catch-all for unknown paths takes every method (404).
+      if (handler.path.startsWith('/api/auth/') || handler.path === '/api/x') continue;
+      const allow = [...handler.methods, ...(handler.methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', ');
+      for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((other) => !handler.methods.includes(other))) {
+        asked.push(
+          anonymous.fetch(handler.path, { method, data: method === 'GET' ? undefined : {} }).then(async (response) => {
+            expect(response.status(), `${method} ${handler.path}`).toBe(405);
+            expect(response.headers()['allow'], `${method} ${handler.path}`).toBe(allow);
+            expect((await response.json()).error.code, `${method} ${handler.path}`).toBe('METHOD_NOT_ALLOWED');
+          }),
+        );
+      }
+      asked.push(
+        anonymous.fetch(handler.path, { method: 'OPTIONS' }).then((response) => {
+          expect(response.status(), `OPTIONS ${handler.path}`).toBe(204);
+          expect(response.headers()['allow'], `OPTIONS ${handler.path}`).toBe(allow);
+        }),
+      );
+    }
+    await Promise.all(asked);
+    // 40 routes serve 55 of the 200 methods they could be asked for; each other one and OPTIONS were asked.
+    expect(asked.length).toBeGreaterThan(150);
+    await anonymous.dispose();
+  });
+
   test("user B can neither read, decide nor resume user A's thread or run", async ({ browser, chat, db, page }) => {
     const threadId = await chat.open();
     await chat.send('delete record rec-38');

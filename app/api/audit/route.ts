@@ -1,6 +1,7 @@
 import { requireActor } from '@/lib/auth/session';
 import { auditCsvStream, auditJsonLinesStream, auditQuerySchema, listAudit } from '@/lib/audit/queries';
 import { withErrors } from '@/lib/http/errors';
+import { otherMethods } from '@/lib/http/methods';
 
 /**
  * The decision audit log (admins): JSON pages, or with `format=csv` / `format=jsonl` the whole
@@ -32,3 +33,5 @@ export const GET = withErrors(async (request: Request) => {
   const page = await listAudit(query);
   return Response.json({ ...page, entries: page.entries.map(({ chained: _chained, ...entry }) => entry) });
 });
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods('GET');

@@ -4,6 +4,7 @@ import { newUserText, runChatTurn } from '@/lib/chat/turn';
 import { parseJson, readBodyText, withErrors } from '@/lib/http/errors';
 import { withIdempotency } from '@/lib/http/idempotency';
 import { readChatTarget } from '@/lib/runs/access';
+import { otherMethods } from '@/lib/http/methods';
 
 /** POST /api/chat: a new user message, or a `decision` / `resume` that continues a run (lib/chat/turn.ts). */
 export const POST = withErrors(async (request: Request) => {
@@ -20,3 +21,5 @@ export const POST = withErrors(async (request: Request) => {
   const target = await readChatTarget(body.id, runId, { key: `chat:${actor.id}`, ...chatRateLimit() });
   return withIdempotency({ request, actorId: actor.id, body: raw }, () => runChatTurn(body, text, actor, target));
 });
+
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods('POST');

@@ -1,6 +1,7 @@
 import { createApiKey, createKeySchema, listApiKeys } from '@/lib/auth/api-keys';
 import { requireActor } from '@/lib/auth/session';
 import { readJson, withErrors } from '@/lib/http/errors';
+import { otherMethods } from '@/lib/http/methods';
 
 /**
  * GET /api/keys: your API keys (never their secrets), newest first → `{ keys: ApiKeySummary[] }`.
@@ -18,3 +19,5 @@ export const POST = withErrors(async (request: Request) => {
   const body = await readJson(request, createKeySchema);
   return Response.json(await createApiKey(actor, body, request.headers), { status: 201 });
 });
+
+export const { PUT, PATCH, DELETE, OPTIONS } = otherMethods('GET', 'POST');

@@ -4,6 +4,7 @@ import { parseJson, readBodyText, withErrors } from '@/lib/http/errors';
 import { savePolicies } from '@/lib/policies/app-source';
 import { listPolicyChanges, readPolicies } from '@/lib/policies/store';
 import { prisma } from '@/lib/store/db';
+import { otherMethods } from '@/lib/http/methods';
 
 /**
  * The approval policy rules in force (admins): `200 { version, rules, changedBy, changedAt, changes }`,
@@ -29,3 +30,5 @@ export const PUT = withErrors(async (request: Request) => {
   const version = await savePolicies(admin, body);
   return Response.json({ version, rules: body.rules });
 });
+
+export const { POST, PATCH, DELETE, OPTIONS } = otherMethods('GET', 'PUT');

@@ -2,6 +2,7 @@ import { createUser, createUserSchema, listUsers } from '@/lib/admin/users';
 import { requireActor } from '@/lib/auth/session';
 import { readJson, withErrors } from '@/lib/http/errors';
 import { signUpPolicy } from '@/lib/security/sign-up';
+import { otherMethods } from '@/lib/http/methods';
 
 /**
  * GET /api/admin/users → `{ users: ManagedUser[], signUp: { enabled, domains, source } }`.
@@ -19,3 +20,5 @@ export const POST = withErrors(async (request: Request) => {
   const body = await readJson(request, createUserSchema);
   return Response.json(await createUser(admin, body, request.headers), { status: 201 });
 });
+
+export const { PUT, PATCH, DELETE, OPTIONS } = otherMethods('GET', 'POST');

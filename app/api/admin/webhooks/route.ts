@@ -1,6 +1,7 @@
 import { requireActor } from '@/lib/auth/session';
 import { readJson, withErrors } from '@/lib/http/errors';
 import { createWebhookEndpoint, createWebhookSchema, listWebhookEndpoints } from '@/lib/webhooks/endpoints';
+import { otherMethods } from '@/lib/http/methods';
 
 /**
  * GET /api/admin/webhooks → `{ endpoints }` (never their secrets).
@@ -19,3 +20,5 @@ export const POST = withErrors(async (request: Request) => {
   const body = await readJson(request, createWebhookSchema);
   return Response.json(await createWebhookEndpoint(admin, body), { status: 201 });
 });
+
+export const { PUT, PATCH, DELETE, OPTIONS } = otherMethods('GET', 'POST');

@@ -1,6 +1,7 @@
 import { requireActor } from '@/lib/auth/session';
 import { adminActionsJsonLinesStream, adminActionsQuerySchema, listAdminActions } from '@/lib/audit/admin-actions';
 import { withErrors } from '@/lib/http/errors';
+import { otherMethods } from '@/lib/http/methods';
 
 /**
  * Administrative actions (admins): policy edits, user and role changes, API key creation and
@@ -25,3 +26,5 @@ export const GET = withErrors(async (request: Request) => {
   const page = await listAdminActions(query);
   return Response.json({ ...page, entries: page.entries.map(({ chained: _chained, ...entry }) => entry) });
 });
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods('GET');

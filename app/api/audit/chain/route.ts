@@ -1,6 +1,7 @@
 import { requireActor } from '@/lib/auth/session';
 import { chainJsonLinesStream } from '@/lib/audit/chain-export';
 import { ApiError, withErrors } from '@/lib/http/errors';
+import { otherMethods } from '@/lib/http/methods';
 
 /**
  * GET /api/audit/chain (admins): the whole audit hash chain as one JSON Lines download — the export
@@ -21,3 +22,5 @@ export const GET = withErrors(async (request: Request) => {
     },
   });
 });
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods('GET');

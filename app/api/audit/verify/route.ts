@@ -2,6 +2,7 @@ import { requireActor } from '@/lib/auth/session';
 import { verifyAuditChain } from '@/lib/audit/verify';
 import { withErrors } from '@/lib/http/errors';
 import { prisma } from '@/lib/store/db';
+import { otherMethods } from '@/lib/http/methods';
 
 /**
  * GET /api/audit/verify (admins): recomputes the audit hash chain from the rows as they are now →
@@ -13,3 +14,5 @@ export const GET = withErrors(async (request: Request) => {
   await requireActor(request, ['admin']);
   return Response.json(await verifyAuditChain(prisma()));
 });
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods('GET');

@@ -2,6 +2,7 @@ import { requireActor } from '@/lib/auth/session';
 import { threadMessagesFor } from '@/lib/chat/threads';
 import { parseValue, withErrors } from '@/lib/http/errors';
 import { threadParamsSchema } from '@/lib/chat/thread-id';
+import { otherMethods } from '@/lib/http/methods';
 
 type Params = { params: Promise<{ id: string }> };
 
@@ -14,3 +15,5 @@ export const GET = withErrors(async (request: Request, { params }: Params) => {
   const { id } = parseValue(await params, threadParamsSchema);
   return Response.json({ messages: await threadMessagesFor({ threadId: id, actor }) });
 });
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods('GET');

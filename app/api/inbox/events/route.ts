@@ -2,6 +2,7 @@ import { requireActor } from '@/lib/auth/session';
 import { withErrors } from '@/lib/http/errors';
 import { noticeStreamResponse } from '@/lib/http/notify-sse';
 import { notifications } from '@/lib/store/listen';
+import { otherMethods } from '@/lib/http/methods';
 
 /**
  * Server-Sent Events for the approval inbox: `data: {"type":"changed"}` whenever a pending call is
@@ -18,3 +19,5 @@ export const GET = withErrors(async (request: Request) => {
     subscribe: async (notify) => [await notifications().subscribe('countersign_pending', notify)],
   });
 });
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods('GET');

@@ -1,6 +1,7 @@
 import { revokeApiKey } from '@/lib/auth/api-keys';
 import { requireActor } from '@/lib/auth/session';
 import { withErrors } from '@/lib/http/errors';
+import { otherMethods } from '@/lib/http/methods';
 
 type Params = { params: Promise<{ keyId: string }> };
 
@@ -12,3 +13,5 @@ export const DELETE = withErrors(async (request: Request, { params }: Params) =>
   const actor = await requireActor(request);
   return Response.json({ key: await revokeApiKey(actor, (await params).keyId) });
 });
+
+export const { GET, POST, PUT, PATCH, OPTIONS } = otherMethods('DELETE');

@@ -2,6 +2,7 @@ import { renameThreadSchema, threadParamsSchema } from './schema';
 import { requireActor } from '@/lib/auth/session';
 import { deleteThread, renameThread } from '@/lib/chat/threads';
 import { parseJson, parseValue, readBodyText, withErrors } from '@/lib/http/errors';
+import { otherMethods } from '@/lib/http/methods';
 
 type Params = { params: Promise<{ id: string }> };
 
@@ -27,3 +28,5 @@ export const DELETE = withErrors(async (request: Request, { params }: Params) =>
   await deleteThread({ threadId, actor });
   return Response.json({ deleted: true, id: threadId });
 });
+
+export const { GET, POST, PUT, OPTIONS } = otherMethods('PATCH', 'DELETE');

@@ -1,6 +1,7 @@
 import { requireActor } from '@/lib/auth/session';
 import { readJson, withErrors } from '@/lib/http/errors';
 import { setSignUpPolicy, signUpPolicy, signUpPolicySchema } from '@/lib/security/sign-up';
+import { otherMethods } from '@/lib/http/methods';
 
 /**
  * GET /api/admin/settings/sign-up → `{ enabled, domains, source }` (source: `database` when an
@@ -18,3 +19,5 @@ export const PUT = withErrors(async (request: Request) => {
   const body = await readJson(request, signUpPolicySchema);
   return Response.json(await setSignUpPolicy(admin, body));
 });
+
+export const { POST, PATCH, DELETE, OPTIONS } = otherMethods('GET', 'PUT');

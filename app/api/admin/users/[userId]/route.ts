@@ -1,6 +1,7 @@
 import { updateUser, updateUserSchema } from '@/lib/admin/users';
 import { requireActor } from '@/lib/auth/session';
 import { readJson, withErrors } from '@/lib/http/errors';
+import { otherMethods } from '@/lib/http/methods';
 
 type Params = { params: Promise<{ userId: string }> };
 
@@ -15,3 +16,5 @@ export const PATCH = withErrors(async (request: Request, { params }: Params) => 
   const body = await readJson(request, updateUserSchema);
   return Response.json({ user: await updateUser(admin, (await params).userId, body, request.headers) });
 });
+
+export const { GET, POST, PUT, DELETE, OPTIONS } = otherMethods('PATCH');

@@ -1,6 +1,7 @@
 import { requireActor } from '@/lib/auth/session';
 import { readJson, withErrors } from '@/lib/http/errors';
 import { deleteWebhookEndpoint, updateWebhookEndpoint, updateWebhookSchema } from '@/lib/webhooks/endpoints';
+import { otherMethods } from '@/lib/http/methods';
 
 type Params = { params: Promise<{ endpointId: string }> };
 
@@ -20,3 +21,5 @@ export const DELETE = withErrors(async (request: Request, { params }: Params) =>
   const admin = await requireActor(request, ['admin']);
   return Response.json(await deleteWebhookEndpoint(admin, (await params).endpointId));
 });
+
+export const { GET, POST, PUT, OPTIONS } = otherMethods('PATCH', 'DELETE');

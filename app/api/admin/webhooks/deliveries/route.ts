@@ -1,6 +1,7 @@
 import { requireActor } from '@/lib/auth/session';
 import { ApiError, withErrors } from '@/lib/http/errors';
 import { deliveriesQuerySchema, listWebhookDeliveries } from '@/lib/webhooks/endpoints';
+import { otherMethods } from '@/lib/http/methods';
 
 /**
  * GET /api/admin/webhooks/deliveries?endpointId&status&cursor&limit → `{ deliveries, nextCursor }`:
@@ -13,3 +14,5 @@ export const GET = withErrors(async (request: Request) => {
   if (!parsed.success) throw new ApiError(400, 'BAD_REQUEST', 'The query is not valid.', parsed.error.issues);
   return Response.json(await listWebhookDeliveries(parsed.data));
 });
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods('GET');

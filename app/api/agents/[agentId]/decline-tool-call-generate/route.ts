@@ -1,4 +1,7 @@
 import { agentDecisionRoute } from '../../decision-route';
+import { otherMethods } from '@/lib/http/methods';
 
 /** Declines a pending call (with an optional reason the model reads); the continuation's result as JSON. Accepts Idempotency-Key. */
 export const POST = agentDecisionRoute('decline', 'generate');
+
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods('POST');

@@ -4,6 +4,7 @@ import { assertThreadOwner } from '@/lib/runs/access';
 import { getAgent } from '@/lib/runs/agents';
 import { generateResponse, readJson, withErrors } from '@/lib/http/errors';
 import { consumeApiRateLimit } from '@/lib/http/rate-limit';
+import { otherMethods } from '@/lib/http/methods';
 
 type Params = { params: Promise<{ agentId: string }> };
 
@@ -16,3 +17,5 @@ export const POST = withErrors(async (request: Request, { params }: Params) => {
   await consumeApiRateLimit('agents', actor.id);
   return generateResponse(await agent.generate(streamInput(body), streamOptions(body, actor)));
 });
+
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods('POST');

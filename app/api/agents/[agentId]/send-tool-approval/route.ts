@@ -2,6 +2,7 @@ import { sendToolApprovalBodySchema } from '../../schema';
 import { requireActor } from '@/lib/auth/session';
 import { parseJson, withErrors } from '@/lib/http/errors';
 import { decisionResponse } from '@/lib/runs/decision';
+import { otherMethods } from '@/lib/http/methods';
 
 type Params = { params: Promise<{ agentId: string }> };
 
@@ -18,3 +19,5 @@ export const POST = withErrors(async (request: Request, { params }: Params) => {
     respond: ({ runId, toolCallId }) => Response.json({ accepted: true, runId, toolCallId }),
   });
 });
+
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods('POST');

@@ -5,6 +5,7 @@ import { getAgent } from '@/lib/runs/agents';
 import { readJson, withErrors } from '@/lib/http/errors';
 import { consumeApiRateLimit } from '@/lib/http/rate-limit';
 import { chunkSseResponse } from '@/lib/http/sse';
+import { otherMethods } from '@/lib/http/methods';
 
 type Params = { params: Promise<{ agentId: string }> };
 
@@ -18,3 +19,5 @@ export const POST = withErrors(async (request: Request, { params }: Params) => {
   const result = await agent.stream(streamInput(body), streamOptions(body, actor));
   return chunkSseResponse(result.fullStream);
 });
+
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods('POST');

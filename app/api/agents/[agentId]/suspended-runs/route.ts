@@ -4,6 +4,7 @@ import { reachableRuns } from '@/lib/runs/access';
 import { getAgent } from '@/lib/runs/agents';
 import { parseValue, withErrors } from '@/lib/http/errors';
 import { consumeApiRateLimit } from '@/lib/http/rate-limit';
+import { otherMethods } from '@/lib/http/methods';
 
 type Params = { params: Promise<{ agentId: string }> };
 
@@ -14,3 +15,5 @@ export const GET = withErrors(async (request: Request, { params }: Params) => {
   await consumeApiRateLimit('agents', actor.id);
   return Response.json(await agent.listSuspendedRuns(reachableRuns(query, actor)));
 });
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods('GET');

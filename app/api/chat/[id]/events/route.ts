@@ -4,6 +4,7 @@ import { parseValue, withErrors } from '@/lib/http/errors';
 import { threadParamsSchema } from '@/lib/chat/thread-id';
 import { noticeStreamResponse } from '@/lib/http/notify-sse';
 import { assertThreadOwner } from '@/lib/runs/access';
+import { otherMethods } from '@/lib/http/methods';
 
 type Params = { params: Promise<{ id: string }> };
 
@@ -27,3 +28,5 @@ export const GET = withErrors(async (request: Request, { params }: Params) => {
     subscribe: (notify) => subscribeThreadActivity(id, notify),
   });
 });
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods('GET');

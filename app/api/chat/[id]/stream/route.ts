@@ -8,6 +8,7 @@ import { acquireStreamSlot, releaseWhenDone } from '@/lib/http/stream-slots';
 import { assertThreadOwner } from '@/lib/runs/access';
 import { uiChunkTransform } from '@/lib/ui-stream/map';
 import { describeAppCall } from '@/lib/chat/describe';
+import { otherMethods } from '@/lib/http/methods';
 
 type Params = { params: Promise<{ id: string }> };
 
@@ -35,3 +36,5 @@ export const GET = withErrors(async (request: Request, { params }: Params) => {
   const stream = releaseWhenDone({ stream: chunks.pipeThrough(uiChunkTransform(active.runId, describeAppCall)), release, signal: request.signal });
   return createUIMessageStreamResponse({ stream, headers: SSE_HEADERS });
 });
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods('GET');

@@ -1,6 +1,7 @@
 import { resetPassword } from '@/lib/admin/users';
 import { requireActor } from '@/lib/auth/session';
 import { withErrors } from '@/lib/http/errors';
+import { otherMethods } from '@/lib/http/methods';
 
 type Params = { params: Promise<{ userId: string }> };
 
@@ -13,3 +14,5 @@ export const POST = withErrors(async (request: Request, { params }: Params) => {
   const admin = await requireActor(request, ['admin']);
   return Response.json(await resetPassword(admin, (await params).userId, request.headers));
 });
+
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods('POST');

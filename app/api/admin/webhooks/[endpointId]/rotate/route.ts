@@ -1,6 +1,7 @@
 import { requireActor } from '@/lib/auth/session';
 import { parseJson, readBodyText, withErrors } from '@/lib/http/errors';
 import { rotateWebhookSchema, rotateWebhookSecret } from '@/lib/webhooks/endpoints';
+import { otherMethods } from '@/lib/http/methods';
 
 type Params = { params: Promise<{ endpointId: string }> };
 
@@ -15,3 +16,5 @@ export const POST = withErrors(async (request: Request, { params }: Params) => {
   const body = parseJson(text.trim() === '' ? '{}' : text, rotateWebhookSchema);
   return Response.json(await rotateWebhookSecret(admin, (await params).endpointId, body));
 });
+
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods('POST');

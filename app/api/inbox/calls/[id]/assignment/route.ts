@@ -1,6 +1,7 @@
 import { requireActor } from '@/lib/auth/session';
 import { readJson, withErrors } from '@/lib/http/errors';
 import { assignCall, assignmentSchema } from '@/lib/inbox/assignment';
+import { otherMethods } from '@/lib/http/methods';
 
 type Params = { params: Promise<{ id: string }> };
 
@@ -11,3 +12,5 @@ export const POST = withErrors(async (request: Request, { params }: Params) => {
   const { id } = await params;
   return Response.json(await assignCall({ ...body, pendingCallId: id.slice(0, 100), actor }));
 });
+
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods('POST');

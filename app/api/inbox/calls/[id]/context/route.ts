@@ -1,6 +1,7 @@
 import { requireActor } from '@/lib/auth/session';
 import { withErrors } from '@/lib/http/errors';
 import { loadCallContext } from '@/lib/inbox/context';
+import { otherMethods } from '@/lib/http/methods';
 
 type Params = { params: Promise<{ id: string }> };
 
@@ -10,3 +11,5 @@ export const GET = withErrors(async (request: Request, { params }: Params) => {
   const { id } = await params;
   return Response.json(await loadCallContext({ pendingCallId: id.slice(0, 100) }));
 });
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods('GET');

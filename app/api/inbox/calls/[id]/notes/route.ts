@@ -1,6 +1,7 @@
 import { requireActor } from '@/lib/auth/session';
 import { readJson, withErrors } from '@/lib/http/errors';
 import { addNote, noteSchema } from '@/lib/inbox/notes';
+import { otherMethods } from '@/lib/http/methods';
 
 type Params = { params: Promise<{ id: string }> };
 
@@ -14,3 +15,5 @@ export const POST = withErrors(async (request: Request, { params }: Params) => {
   const { id } = await params;
   return Response.json(await addNote({ ...body, pendingCallId: id.slice(0, 100), actor }), { status: 201 });
 });
+
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods('POST');

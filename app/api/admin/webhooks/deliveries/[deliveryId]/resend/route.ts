@@ -1,6 +1,7 @@
 import { requireActor } from '@/lib/auth/session';
 import { withErrors } from '@/lib/http/errors';
 import { resendWebhookDelivery } from '@/lib/webhooks/endpoints';
+import { otherMethods } from '@/lib/http/methods';
 
 type Params = { params: Promise<{ deliveryId: string }> };
 
@@ -13,3 +14,5 @@ export const POST = withErrors(async (request: Request, { params }: Params) => {
   const admin = await requireActor(request, ['admin']);
   return Response.json({ delivery: await resendWebhookDelivery(admin, (await params).deliveryId) }, { status: 202 });
 });
+
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods('POST');

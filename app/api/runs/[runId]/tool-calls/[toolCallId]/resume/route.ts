@@ -3,6 +3,7 @@ import { requireActor } from '@/lib/auth/session';
 import { parseJson, withErrors } from '@/lib/http/errors';
 import { uiStreamResponse } from '@/lib/http/sse';
 import { decisionResponse } from '@/lib/runs/decision';
+import { otherMethods } from '@/lib/http/methods';
 
 type Params = { params: Promise<{ runId: string; toolCallId: string }> };
 
@@ -18,3 +19,5 @@ export const POST = withErrors(async (request: Request, { params }: Params) => {
     respond: ({ continuation }) => uiStreamResponse(continuation),
   });
 });
+
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods('POST');
