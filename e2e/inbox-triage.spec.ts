@@ -267,3 +267,50 @@ test.describe('inbox: edit form from the tool’s schema, and the diff', () => {
     await rita.close();
   });
 });
+
+test.describe('inbox: the open call', () => {
+  test('decided by another reviewer while open, it stays open, greyed, with a notice; neither a nor a click can land on the call beside it', async ({ browser, request, db }) => {
+    const tag = crypto.randomUUID().slice(0, 8);
+    const calls: Awaited<ReturnType<Db['pendingIn']>> = [];
+    for (const n of [0, 1]) {
+      const threadId = `open-${crypto.randomUUID()}`;
+      const started = await request.post('/api/agents/ops-agent/generate', {
+        data: { messages: `/tool send-email {"to":"ops@example.com","subject":"Open ${tag} ${n}","body":"Hi."}`, threadId, resourceId: 'user-ada' },
+      });
+      expect(started.status()).toBe(200);
+      calls.push((await db.pendingIn(threadId, 'send-email'))[0]);
+    }
+    const rita = await contextAs(browser, ACCOUNTS.rita);
+    const page = await rita.newPage();
+    await page.setViewportSize(DESKTOP);
+    const inbox = new InboxPage(page);
+    await inbox.open();
+    const [older, newer] = calls.map((call) => call.root_tool_call_id);
+    await inbox.select(newer);
+    await expect(inbox.row(newer)).toHaveAttribute('data-selected', 'true');
+
+    // Sam declines the call Rita has open; her live list drops it.
+    const sam = await contextAs(browser, ACCOUNTS.sam);
+    const declined = await sam.request.post(`/api/runs/${calls[1].root_run_id}/tool-calls/${encodeURIComponent(newer)}/decision`, {
+      data: { approved: false, reason: `Sam says no ${tag}` },
+    });
+    expect(declined.status()).toBe(200);
+    await declined.body();
+    await expect(page.getByTestId('inbox-error')).toContainText('This call left the list while you had it open');
+    await expect(inbox.row(newer)).toHaveAttribute('data-selected', 'true');
+    await expect(inbox.row(newer).getByTestId('inbox-row-stale')).toHaveText('No longer waiting');
+    await expect(page.getByTestId('inbox-approve')).toHaveCount(0);
+    // Approve by key does nothing: the call beside it still waits.
+    await page.keyboard.press('a');
+    await expect(inbox.row(older)).not.toHaveAttribute('data-selected', 'true');
+    expect((await db.query('SELECT status FROM pending_tool_calls WHERE root_tool_call_id = $1', [older]))[0].status).toBe('pending');
+    await checkAccessible(page, 'inbox-left-while-open');
+
+    // Refresh shows the list as it is; the reviewer then opens the next call herself.
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await expect(inbox.row(newer)).toHaveCount(0);
+    await expect(page.getByTestId('inbox-error')).toHaveCount(0);
+    await sam.close();
+    await rita.close();
+  });
+});

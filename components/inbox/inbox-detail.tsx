@@ -71,8 +71,13 @@ export function InboxDetail(props: InboxDetailProps) {
   }, [declining]);
 
   // Named by the tool, not by the heading: a question heading ("Which city…?") would also match a field label like "city".
+  const notice = error ? (
+    <ErrorNotice error={error} testId="inbox-error" onRefresh={stale ? onRefresh : undefined} onDismiss={stale ? undefined : onDismissError} />
+  ) : null;
   return (
     <section aria-label={`Details: ${item.toolName}`} className="flex max-w-3xl flex-col gap-4 p-4 lg:p-6">
+      {/* A call that is no longer waiting says so first, and offers nothing to do but refresh. */}
+      {stale ? notice : null}
       <header className="flex flex-col gap-1.5">
         <div className="flex flex-wrap items-center gap-2">
           <span className="font-mono text-sm font-semibold">{item.toolName}</span>
@@ -140,7 +145,7 @@ export function InboxDetail(props: InboxDetailProps) {
         </Meta>
       </dl>
 
-      {item.status === 'pending' ? <AssignmentControls item={item} people={people} viewerId={viewerId} reviewers={reviewers} onAssigned={onAssigned} /> : null}
+      {item.status === 'pending' && !stale ? <AssignmentControls item={item} people={people} viewerId={viewerId} reviewers={reviewers} onAssigned={onAssigned} /> : null}
 
       <div>
         <h3 className="mb-1 text-sm font-medium">Arguments</h3>
@@ -149,9 +154,7 @@ export function InboxDetail(props: InboxDetailProps) {
 
       <CallContextPanel item={item} people={people} viewerId={viewerId} />
 
-      {error ? (
-        <ErrorNotice error={error} testId="inbox-error" onRefresh={stale ? onRefresh : undefined} onDismiss={stale ? undefined : onDismissError} />
-      ) : null}
+      {stale ? null : notice}
 
       {stale ? null : cannot === 'escalated' ? (
         <div className="flex flex-col gap-2 rounded-lg border border-border p-4" data-testid="escalated-notice">

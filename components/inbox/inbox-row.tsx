@@ -32,7 +32,7 @@ export function InboxRowButton({
   people: People;
   viewerId: string;
   selected: boolean;
-  /** Decided elsewhere; kept on screen only to explain the conflict. */
+  /** No longer waiting (decided or taken elsewhere); kept on screen only to explain why. */
   stale: boolean;
   onSelect: () => void;
   buttonRef: Ref<HTMLButtonElement>;
@@ -55,13 +55,15 @@ export function InboxRowButton({
         // An inset ring, not a tint: a tinted row would take its badges below 4.5:1 contrast in dark mode.
         'flex w-full flex-col gap-1 border-l-2 px-4 py-3 text-left focus-visible:ring-2 focus-visible:ring-ring focus-visible:outline-none focus-visible:ring-inset',
         selected ? 'border-l-primary bg-primary/5' : overdue ? 'border-l-destructive hover:bg-muted/60' : 'border-l-transparent hover:bg-muted/60',
-        stale && 'opacity-60',
+        // Marked by a dashed edge and a badge, not by fading: faded text falls below 4.5:1 contrast.
+        stale && 'border-dashed',
       )}
     >
       <span className="flex w-full items-center gap-2">
         <Icon className={cn('size-4 shrink-0', selected ? 'text-primary' : 'text-muted-foreground')} aria-hidden />
         <span className="truncate font-mono text-sm font-medium">{item.toolName}</span>
         <ApproverBadge item={item} />
+        {stale ? <Badge data-testid="inbox-row-stale">No longer waiting</Badge> : null}
         {item.status === 'pending' && item.escalatedAt ? (
           <Badge tone="accent" data-testid="inbox-escalated">
             Escalated to {item.assignedToRole === 'admin' ? 'admins' : item.assignedToRole}

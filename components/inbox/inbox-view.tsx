@@ -13,16 +13,17 @@ import { ShortcutsDialog } from './shortcuts';
 import { BulkBar, decideEach, RowCheckbox, useSelection, type BulkOutcome } from './bulk';
 import { QUEUE_TABS, queueHref } from './queues';
 import { compareFor } from './sort';
-import { InboxToolbar, type KindFilter } from './toolbar';
+import { InboxToolbar, matchesSearch, type KindFilter } from './toolbar';
 import { useInboxKeys } from './use-inbox-keys';
 import { useInboxRefresh } from './live-refresh';
 import { InboxEmpty, InboxPager, UnknownOutcome } from './list-parts';
 import type { InboxAction, InboxItem } from './types';
+import { LEFT_WHILE_OPEN, useLeftWhileOpen } from './use-left-while-open';
 import type { InboxQueue } from '@/lib/inbox/queries';
 import type { InboxSort } from '@/lib/inbox/sorts';
 import type { FriendlyError } from '@/components/ui/api-error';
 import { cn } from '@/components/ui/cn';
-import { callTitle, personName, summarizeArgs, type People } from '@/components/ui/describe';
+import { callTitle, personName, type People } from '@/components/ui/describe';
 import { useHydrated } from '@/components/ui/use-hydrated';
 import type { Viewer } from '@/components/ui/account-menu';
 import { AppNav } from '@/components/ui/app-nav';
@@ -52,17 +53,6 @@ export interface InboxViewProps {
   filterOptions?: { agents: string[]; tools: string[] };
   /** Filters of the link that could not be read and were left out, said in a sentence (null: none). */
   filterError?: string | null;
-}
-
-function matches(item: InboxItem, query: string, people: People): boolean {
-  if (!query) return true;
-  const haystack = [item.toolName, item.agentId, item.chain.join(' '), personName(item.requester, people), item.requester, summarizeArgs(item.args, 500)]
-    .join(' ')
-    .toLowerCase();
-  return query
-    .toLowerCase()
-    .split(/\s+/)
-    .every((word) => haystack.includes(word));
 }
 
 /**
@@ -99,6 +89,10 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
   const searchRef = useRef<HTMLInputElement>(null);
   const [focusId, setFocusId] = useState<string | null>(initialCallId && items.some((item) => item.id === initialCallId) ? initialCallId : null);
   const hydrated = useHydrated();
+  const { ownMove } = useLeftWhileOpen({ items, selectedId, listQuery: listQuery.toString() }, (item) => {
+    setStale((current) => ({ ...current, [item.id]: item }));
+    setErrors((current) => ({ ...current, [item.id]: LEFT_WHILE_OPEN }));
+  });
 
   const all = useMemo(() => {
     const live = new Set(items.map((item) => item.id));
@@ -117,7 +111,7 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
     };
   }, [items, nextCursor]);
   const visible = useMemo(
-    () => all.filter((item) => (kind === 'all' || item.kind === kind) && matches(item, query.trim(), people)),
+    () => all.filter((item) => (kind === 'all' || item.kind === kind) && matchesSearch(item, query.trim(), people)),
     [all, kind, query, people],
   );
 
@@ -149,6 +143,7 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
   const act = useCallback(
     async (item: InboxItem, action: InboxAction) => {
       if (acting) return;
+      ownMove(item.id);
       setActing({ id: item.id, type: action.type });
       setErrors(({ [item.id]: _gone, ...rest }) => rest);
       const base = `/api/runs/${encodeURIComponent(item.runId)}/tool-calls/${encodeURIComponent(item.toolCallId)}`;
@@ -198,7 +193,7 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
       if (next) select(next.id, true);
       router.refresh();
     },
-    [acting, people, viewer.id, router, visible, select],
+    [acting, people, viewer.id, router, visible, select, ownMove],
   );
 
   /** Decides every selected call on its own (see decideEach); the outcomes list says how each went. */
@@ -206,6 +201,7 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
     async (approved: boolean, reason?: string) => {
       const chosen = [...selection.selected.values()];
       if (chosen.length === 0 || bulkBusy) return;
+      for (const item of chosen) ownMove(item.id);
       setBulkBusy(true);
       setBulkOutcomes(null);
       const outcomes = await decideEach(chosen, { approved, reason }, people, viewer.id);
@@ -214,12 +210,13 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
       selection.clear();
       router.refresh();
     },
-    [selection, bulkBusy, people, viewer.id, router],
+    [selection, bulkBusy, people, viewer.id, router, ownMove],
   );
 
   const [shortcutsOpen, setShortcutsOpen] = useState(false);
   const assignSelected = useCallback(
     async (item: InboxItem, assignee: string | null) => {
+      ownMove(item.id);
       const refused = await sendAssignment(item, assignee, people, viewer.id);
       if (refused) toast.error(refused.message, { description: refused.next });
       else if (queue === 'unassigned' && assignee === viewer.id) router.push(`/inbox?queue=mine&call=${encodeURIComponent(item.id)}`);
@@ -228,7 +225,7 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
         router.refresh();
       }
     },
-    [people, viewer.id, queue, router],
+    [people, viewer.id, queue, router, ownMove],
   );
 
   useInboxKeys({
@@ -358,6 +355,7 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
                               viewerRole={viewer.role}
                               reviewers={reviewers}
                               onAssigned={(assignee) => {
+                                ownMove(item.id);
                                 // A call claimed from "Unassigned" leaves that queue: follow it to "For me".
                                 if (queue === 'unassigned' && assignee === viewer.id) router.push(`/inbox?queue=mine&call=${encodeURIComponent(item.id)}`);
                                 else router.refresh();

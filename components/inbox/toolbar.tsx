@@ -10,6 +10,8 @@ import type { InboxQueue } from '@/lib/inbox/queries';
 import type { InboxSort } from '@/lib/inbox/sorts';
 import { cn } from '@/components/ui/cn';
 import { Input } from '@/components/ui/textarea';
+import { personName, summarizeArgs, type People } from '@/components/ui/describe';
+import type { InboxItem } from './types';
 
 /** Which kinds of call the list shows (a filter of the page in hand, not of the server's query). */
 export type KindFilter = 'all' | 'approval' | 'suspension';
@@ -98,4 +100,16 @@ export function InboxToolbar(props: InboxToolbarProps) {
       ) : null}
     </div>
   );
+}
+
+/** Whether a call matches the quick search: every word of `query` in its tool, agent, chain, requester or arguments. */
+export function matchesSearch(item: InboxItem, query: string, people: People): boolean {
+  if (!query) return true;
+  const haystack = [item.toolName, item.agentId, item.chain.join(' '), personName(item.requester, people), item.requester, summarizeArgs(item.args, 500)]
+    .join(' ')
+    .toLowerCase();
+  return query
+    .toLowerCase()
+    .split(/\s+/)
+    .every((word) => haystack.includes(word));
 }
