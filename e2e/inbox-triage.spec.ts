@@ -1,3 +1,4 @@
+import type { APIRequestContext } from '@playwright/test';
 import { ACCOUNTS, contextAs, expect, test, type Db } from './support';
 import { checkAccessible, DESKTOP, InboxPage, MOBILE, screenshotBoth } from './ui';
 
@@ -7,6 +8,23 @@ test.describe.configure({ timeout: 240_000 });
 // The reviewer working through calls: bulk decisions, the keyboard, and the edit form built from the
 // tool's schema with its diff. (The detail's context, assignment and notes: inbox-review.spec.ts.)
 
+/**
+ * Ada asks for `count` emails, each a call waiting in a thread of its own, subjects "<subject> 0",
+ * "<subject> 1", …: their pending rows, in that order.
+ */
+async function askForEmails(request: APIRequestContext, db: Db, subject: string, count: number, body = 'Hi.') {
+  const calls: Awaited<ReturnType<Db['pendingIn']>> = [];
+  for (let n = 0; n < count; n++) {
+    const threadId = `email-${crypto.randomUUID()}`;
+    const started = await request.post('/api/agents/ops-agent/generate', {
+      data: { messages: `/tool send-email ${JSON.stringify({ to: 'ops@example.com', subject: `${subject} ${n}`, body })}`, threadId, resourceId: 'user-ada' },
+    });
+    expect(started.status()).toBe(200);
+    calls.push((await db.pendingIn(threadId, 'send-email'))[0]);
+  }
+  return calls;
+}
+
 test.describe('inbox: bulk decisions', () => {
   test('checkboxes, shift-click and x select; approve many; a conflict on one names the winner and undoes nothing; decline many with one reason', async ({
     browser,
@@ -14,15 +32,7 @@ test.describe('inbox: bulk decisions', () => {
     db,
   }) => {
     const tag = crypto.randomUUID().slice(0, 8);
-    const start = async (n: number) => {
-      const threadId = `bulk-${crypto.randomUUID()}`;
-      const started = await request.post('/api/agents/ops-agent/generate', {
-        data: { messages: `/tool send-email {"to":"ops@example.com","subject":"Bulk ${tag} ${n}","body":"Numbers attached."}`, threadId, resourceId: 'user-ada' },
-      });
-      expect(started.status()).toBe(200);
-      return (await db.pendingIn(threadId, 'send-email'))[0];
-    };
-    const calls = [await start(0), await start(1), await start(2), await start(3)];
+    const calls = await askForEmails(request, db, `Bulk ${tag}`, 4, 'Numbers attached.');
 
     const rita = await contextAs(browser, ACCOUNTS.rita);
     const page = await rita.newPage();
@@ -80,7 +90,7 @@ test.describe('inbox: bulk decisions', () => {
     expect(sent[0].n).toBe(4);
 
     // Decline two at once with one reason.
-    const more = [await start(4), await start(5)];
+    const more = await askForEmails(request, db, `Bulk ${tag} again`, 2, 'Numbers attached.');
     await page.reload();
     await inbox.row(more[1].root_tool_call_id).getByTestId('row-select').click();
     await inbox.row(more[0].root_tool_call_id).getByTestId('row-select').click();
@@ -105,15 +115,7 @@ test.describe('inbox: bulk decisions', () => {
 test.describe('inbox: keyboard', () => {
   test('? lists every shortcut; j/k/arrows move; a approves and focus moves on; d declines; c claims; x selects; digits switch queues', async ({ browser, request, db }) => {
     const tag = crypto.randomUUID().slice(0, 8);
-    const calls: Awaited<ReturnType<Db['pendingIn']>> = [];
-    for (const n of [0, 1, 2]) {
-      const threadId = `keys-${crypto.randomUUID()}`;
-      const started = await request.post('/api/agents/ops-agent/generate', {
-        data: { messages: `/tool send-email {"to":"ops@example.com","subject":"Keys ${tag} ${n}","body":"Hi."}`, threadId, resourceId: 'user-ada' },
-      });
-      expect(started.status()).toBe(200);
-      calls.push((await db.pendingIn(threadId, 'send-email'))[0]);
-    }
+    const calls = await askForEmails(request, db, `Keys ${tag}`, 3);
     const rita = await contextAs(browser, ACCOUNTS.rita);
     const page = await rita.newPage();
     await page.setViewportSize(DESKTOP);
@@ -181,6 +183,9 @@ test.describe('inbox: keyboard', () => {
     await page.keyboard.press('Enter');
     await expect(inbox.row(calls[1].root_tool_call_id)).toHaveCount(0);
     await expect(rowButton(0)).toBeFocused();
+    // e opens the edit form and brings it into view (below the call's context, out of sight before).
+    await page.keyboard.press('e');
+    await expect(page.getByRole('heading', { name: 'Approve with edits' })).toBeInViewport();
     // Or Ctrl+Enter in the reason declines at once (the hint under it says so).
     await page.keyboard.press('d');
     await expect(page.getByTestId('inbox-decline-reason')).toBeFocused();
@@ -237,6 +242,8 @@ test.describe('inbox: edit form from the tool’s schema, and the diff', () => {
     await checkAccessible(reviewer, 'inbox-edit-schema-form');
     await reviewer.getByTestId('inbox-edit-submit').click();
     await expect(inbox.row(call.root_tool_call_id)).toHaveCount(0);
+    // The reviewer's confirmation names what ran: the edited amount, not the one asked for.
+    await expect(reviewer.getByText(/^Approved: /)).toContainText('amount: 100');
 
     // Ada's card: "Approved with edits" and the field-level diff, not JSON.
     await expect(card).toHaveAttribute('data-state', 'approved');
@@ -269,17 +276,9 @@ test.describe('inbox: edit form from the tool’s schema, and the diff', () => {
 });
 
 test.describe('inbox: the open call', () => {
-  test('decided by another reviewer while open, it stays open, greyed, with a notice; neither a nor a click can land on the call beside it', async ({ browser, request, db }) => {
+  test('decided by another reviewer while open, it stays open, marked no longer waiting, with a notice; neither a nor a click can land on the call beside it', async ({ browser, request, db }) => {
     const tag = crypto.randomUUID().slice(0, 8);
-    const calls: Awaited<ReturnType<Db['pendingIn']>> = [];
-    for (const n of [0, 1]) {
-      const threadId = `open-${crypto.randomUUID()}`;
-      const started = await request.post('/api/agents/ops-agent/generate', {
-        data: { messages: `/tool send-email {"to":"ops@example.com","subject":"Open ${tag} ${n}","body":"Hi."}`, threadId, resourceId: 'user-ada' },
-      });
-      expect(started.status()).toBe(200);
-      calls.push((await db.pendingIn(threadId, 'send-email'))[0]);
-    }
+    const calls = await askForEmails(request, db, `Open ${tag}`, 2);
     const rita = await contextAs(browser, ACCOUNTS.rita);
     const page = await rita.newPage();
     await page.setViewportSize(DESKTOP);

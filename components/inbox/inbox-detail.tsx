@@ -66,9 +66,15 @@ export function InboxDetail(props: InboxDetailProps) {
   const cannot = item.kind === 'approval' ? whyCannotDecide(item, { id: viewerId, role: viewerRole }) : null;
   const question = item.kind === 'suspension' ? (questionText(item.suspendPayload) ?? 'The tool needs more information.') : null;
 
+  const editRef = useRef<HTMLDivElement>(null);
+  const editing = mode === 'edit';
   useEffect(() => {
     if (declining) reasonRef.current?.focus();
   }, [declining]);
+  // As the decline form does by taking focus, the edit form comes into view when it opens (by `e` too).
+  useEffect(() => {
+    if (editing) editRef.current?.scrollIntoView({ block: 'nearest' });
+  }, [editing]);
 
   // Named by the tool, not by the heading: a question heading ("Which city…?") would also match a field label like "city".
   const notice = error ? (
@@ -188,8 +194,8 @@ export function InboxDetail(props: InboxDetailProps) {
             onSubmit={(resumeData) => onAction({ type: 'answer', resumeData })}
           />
         </div>
-      ) : mode === 'edit' && editSchema ? (
-        <div className="flex flex-col gap-2 rounded-lg border border-border p-4">
+      ) : editing && editSchema ? (
+        <div ref={editRef} className="flex flex-col gap-2 rounded-lg border border-border p-4">
           <h3 className="text-sm font-medium">Approve with edits</h3>
           <p className="text-xs text-muted-foreground">The tool runs with these values; the audit keeps both versions.</p>
           <JsonSchemaForm

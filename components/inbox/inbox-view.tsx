@@ -173,7 +173,9 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
         return;
       }
       const verb = action.type === 'approve' ? 'Approved' : action.type === 'decline' ? 'Declined' : action.type === 'withdraw' ? 'Withdrawn' : 'Answered';
-      toast.success(`${verb}: ${callTitle(item)}`, {
+      // An edited call is named by what ran: its edited arguments (the stored description is of the asked ones).
+      const edited = action.type === 'approve' && action.args !== undefined;
+      toast.success(`${verb}: ${callTitle(edited ? { toolName: item.toolName, args: action.args } : item)}`, {
         description: outcome.vote
           ? `Your approval counted: ${outcome.vote.approvals} of ${outcome.vote.quorum}. It runs once ${outcome.vote.quorum - outcome.vote.approvals} more reviewer(s) approve.`
           : outcome.paused
