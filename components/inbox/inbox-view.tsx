@@ -1,7 +1,7 @@
 'use client';
 
 import { Signature } from 'lucide-react';
-import { useRouter } from 'next/navigation';
+import { useRouter, useSearchParams } from 'next/navigation';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { toast } from 'sonner';
 import { continueRun } from './continue-run';
@@ -89,7 +89,8 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
   const searchRef = useRef<HTMLInputElement>(null);
   const [focusId, setFocusId] = useState<string | null>(initialCallId && items.some((item) => item.id === initialCallId) ? initialCallId : null);
   const hydrated = useHydrated();
-  const { ownMove } = useLeftWhileOpen({ items, selectedId, listQuery: listQuery.toString() }, (item) => {
+  // The whole query (queue, filters, sort, page cursor): a list after any navigation is not a refresh.
+  const { ownMove } = useLeftWhileOpen({ items, selectedId, listQuery: useSearchParams().toString() }, (item) => {
     setStale((current) => ({ ...current, [item.id]: item }));
     setErrors((current) => ({ ...current, [item.id]: LEFT_WHILE_OPEN }));
   });

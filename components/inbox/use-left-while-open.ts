@@ -12,14 +12,14 @@ export const LEFT_WHILE_OPEN: FriendlyError = {
 
 /**
  * Keeps the call a reviewer has open from being swapped for another under their hand. When the open
- * call leaves the list by someone else's doing (a live refresh without it, in the same queue and
- * filters), `keep` is called with it: the view keeps it, greyed, with LEFT_WHILE_OPEN and without
- * its buttons and keys, instead of opening its neighbour. Otherwise an Approve click or an `a` meant
+ * call leaves the list by someone else's doing (a live refresh without it, at the same URL: queue,
+ * filters, sort and page), `keep` is called with it: the view keeps it, marked, with LEFT_WHILE_OPEN
+ * and without its buttons and keys, instead of opening its neighbour. Otherwise an Approve click or an `a` meant
  * for that call would decide the neighbour, which the reviewer never looked at.
  *
  * @param input.items the list as the server sent it
  * @param input.selectedId the open call's id
- * @param input.listQuery the queue, sort and filters: a list for other ones is not a refresh
+ * @param input.listQuery the page's query (queue, sort, filters, cursor): a list for another one is not a refresh
  * @param keep called with the call that left
  * @returns `ownMove(id)`: this reviewer is about to decide, withdraw or hand on call `id`, so its
  *   leaving is expected (the view moves on by itself)
