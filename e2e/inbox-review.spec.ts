@@ -1,5 +1,5 @@
 import { ACCOUNTS, contextAs, expect, test } from './support';
-import { checkAccessible, DESKTOP, InboxPage, MOBILE, screenshotBoth } from './ui';
+import { checkAccessible, DESKTOP, InboxPage, MOBILE, reviewerInbox, screenshotBoth } from './ui';
 
 // These flows drive two or three browsers each; on a busy 2-core machine they need more than the default minute.
 test.describe.configure({ timeout: 240_000 });
@@ -23,12 +23,7 @@ test.describe('inbox: context beside the call', () => {
     await expect(card).toContainText('Refunds $250.00 on order ord-1042');
     const [call] = await db.pendingIn(threadId, 'issue-refund');
 
-    const rita = await contextAs(browser, ACCOUNTS.rita);
-    const reviewer = await rita.newPage();
-    await reviewer.setViewportSize(DESKTOP);
-    const inbox = new InboxPage(reviewer);
-    await inbox.open();
-    await inbox.select(call.root_tool_call_id);
+    const { context: rita, page: reviewer, inbox } = await reviewerInbox(browser, ACCOUNTS.rita, call.root_tool_call_id);
     const detail = reviewer.getByRole('region', { name: 'Details: issue-refund' });
     await expect(detail.getByRole('heading', { name: 'Refunds $250.00 on order ord-1042' })).toBeVisible();
     await expect(detail.getByTestId('risk-badge')).toHaveText('Medium risk');
@@ -263,12 +258,7 @@ test.describe('inbox: notes and questions to the requester', () => {
     await expect(card).toHaveAttribute('data-state', 'pending');
     const [call] = await db.pendingIn(threadId, 'issue-refund');
 
-    const rita = await contextAs(browser, ACCOUNTS.rita);
-    const reviewer = await rita.newPage();
-    await reviewer.setViewportSize(DESKTOP);
-    const inbox = new InboxPage(reviewer);
-    await inbox.open();
-    await inbox.select(call.root_tool_call_id);
+    const { context: rita, page: reviewer, inbox } = await reviewerInbox(browser, ACCOUNTS.rita, call.root_tool_call_id);
     const activity = reviewer.getByTestId('call-activity');
     await activity.getByTestId('note-body').fill('Checked with finance: the order is real.');
     await activity.getByTestId('note-send').click();

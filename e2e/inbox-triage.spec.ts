@@ -1,6 +1,6 @@
 import type { APIRequestContext } from '@playwright/test';
 import { ACCOUNTS, contextAs, expect, test, type Db } from './support';
-import { checkAccessible, DESKTOP, InboxPage, MOBILE, screenshotBoth } from './ui';
+import { checkAccessible, DESKTOP, InboxPage, MOBILE, reviewerInbox, screenshotBoth } from './ui';
 
 // These flows drive two or three browsers each; on a busy 2-core machine they need more than the default minute.
 test.describe.configure({ timeout: 240_000 });
@@ -34,11 +34,7 @@ test.describe('inbox: bulk decisions', () => {
     const tag = crypto.randomUUID().slice(0, 8);
     const calls = await askForEmails(request, db, `Bulk ${tag}`, 4, 'Numbers attached.');
 
-    const rita = await contextAs(browser, ACCOUNTS.rita);
-    const page = await rita.newPage();
-    await page.setViewportSize(DESKTOP);
-    const inbox = new InboxPage(page);
-    await inbox.open();
+    const { context: rita, page, inbox } = await reviewerInbox(browser, ACCOUNTS.rita);
     // Newest first: 3, 2, 1, 0. Click 3, shift-click 1: the range 3..1.
     await inbox.row(calls[3].root_tool_call_id).getByTestId('row-select').click();
     await inbox.row(calls[1].root_tool_call_id).getByTestId('row-select').click({ modifiers: ['Shift'] });
@@ -116,11 +112,7 @@ test.describe('inbox: keyboard', () => {
   test('? lists every shortcut; j/k/arrows move; a approves and focus moves on; d declines; c claims; x selects; digits switch queues', async ({ browser, request, db }) => {
     const tag = crypto.randomUUID().slice(0, 8);
     const calls = await askForEmails(request, db, `Keys ${tag}`, 3);
-    const rita = await contextAs(browser, ACCOUNTS.rita);
-    const page = await rita.newPage();
-    await page.setViewportSize(DESKTOP);
-    const inbox = new InboxPage(page);
-    await inbox.open();
+    const { context: rita, page, inbox } = await reviewerInbox(browser, ACCOUNTS.rita);
     const rowButton = (index: number) => inbox.row(calls[index].root_tool_call_id).locator('button').first();
     // A click first: the keys work once the page is hydrated (rows take the pointer only then).
     await inbox.select(calls[2].root_tool_call_id);
@@ -221,12 +213,7 @@ test.describe('inbox: edit form from the tool’s schema, and the diff', () => {
     await expect(card).toHaveAttribute('data-state', 'pending');
     const [call] = await db.pendingIn(threadId, 'issue-refund');
 
-    const rita = await contextAs(browser, ACCOUNTS.rita);
-    const reviewer = await rita.newPage();
-    await reviewer.setViewportSize(DESKTOP);
-    const inbox = new InboxPage(reviewer);
-    await inbox.open();
-    await inbox.select(call.root_tool_call_id);
+    const { context: rita, page: reviewer, inbox } = await reviewerInbox(browser, ACCOUNTS.rita, call.root_tool_call_id);
     await reviewer.getByTestId('inbox-edit').click();
     const amount = reviewer.getByLabel('amount');
     await expect(amount).toHaveValue('250');
@@ -279,11 +266,7 @@ test.describe('inbox: the open call', () => {
   test('decided by another reviewer while open, it stays open, marked no longer waiting, with a notice; neither a nor a click can land on the call beside it', async ({ browser, request, db }) => {
     const tag = crypto.randomUUID().slice(0, 8);
     const calls = await askForEmails(request, db, `Open ${tag}`, 2);
-    const rita = await contextAs(browser, ACCOUNTS.rita);
-    const page = await rita.newPage();
-    await page.setViewportSize(DESKTOP);
-    const inbox = new InboxPage(page);
-    await inbox.open();
+    const { context: rita, page, inbox } = await reviewerInbox(browser, ACCOUNTS.rita);
     const [older, newer] = calls.map((call) => call.root_tool_call_id);
     await inbox.select(newer);
     await expect(inbox.row(newer)).toHaveAttribute('data-selected', 'true');

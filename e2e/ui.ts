@@ -1,7 +1,7 @@
 import axe from 'axe-core';
 import fs from 'node:fs';
-import type { Page } from '@playwright/test';
-import { expect } from './support';
+import type { Browser, Page } from '@playwright/test';
+import { contextAs, expect } from './support';
 
 /** Where screenshots are written (inside Playwright's output folder, which is not committed). */
 export const SCREENSHOT_DIR = 'test-results/screenshots';
@@ -119,4 +119,18 @@ export class InboxPage {
   async select(toolCallId: string) {
     await this.row(toolCallId).locator('button').first().click();
   }
+}
+
+/**
+ * A reviewer's inbox in a browser context of their own, at DESKTOP size, opened (and with
+ * `toolCallId`, that call selected). The caller closes `context`.
+ */
+export async function reviewerInbox(browser: Browser, email: string, toolCallId?: string) {
+  const context = await contextAs(browser, email);
+  const page = await context.newPage();
+  await page.setViewportSize(DESKTOP);
+  const inbox = new InboxPage(page);
+  await inbox.open();
+  if (toolCallId) await inbox.select(toolCallId);
+  return { context, page, inbox };
 }
