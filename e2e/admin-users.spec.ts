@@ -2,7 +2,7 @@ import type { APIRequestContext } from '@playwright/test';
 import { ACCOUNTS, contextAs, expect, sessionCookie, signIn, test } from './support';
 import { BASE_URL, extraPort } from './config';
 import { startServer, type ExtraServer } from './servers';
-import { checkAccessible, DESKTOP, MOBILE } from './ui';
+import { checkAccessible, DESKTOP, MOBILE, reviewerInbox } from './ui';
 
 const origin = { origin: BASE_URL };
 
@@ -104,6 +104,54 @@ test.describe('user administration (/admin/users)', () => {
     const signIns = await db.query(`SELECT 1 FROM audit_events WHERE action = 'auth.signed_in' AND actor_id = $1`, [niaId]);
     expect(signIns.length).toBeGreaterThanOrEqual(3);
     await Promise.all([nia.dispose(), rita.close(), alex.close()]);
+  });
+
+  test('a reviewer who is deactivated or loses the role hands back the calls assigned to them, and is neither offered nor accepted as an assignee', async ({
+    browser,
+    request,
+    db,
+  }) => {
+    const [kim, lou] = await Promise.all([db.createAccount({ role: 'reviewer', name: 'Kim Reviewer' }), db.createAccount({ role: 'reviewer', name: 'Lou Reviewer' })]);
+    // Ada asks for two refunds that wait for a reviewer; the admin gives one to each.
+    const calls = [];
+    for (const order of ['ord-1042', 'ord-2001']) {
+      const threadId = `release-${crypto.randomUUID()}`;
+      expect((await request.post('/api/agents/ops-agent/generate', { data: { messages: `refund order ${order} for 150`, threadId, resourceId: 'user-ada' } })).status()).toBe(200);
+      calls.push((await db.pendingIn(threadId, 'issue-refund'))[0]);
+    }
+    const [kimsCall, lousCall] = calls;
+    const alex = await contextAs(browser, ACCOUNTS.alex);
+    const assign = (callId: string, assignee: string) => alex.request.post(`/api/inbox/calls/${callId}/assignment`, { data: { assignee }, headers: origin });
+    expect((await assign(kimsCall.id, kim.id)).status()).toBe(200);
+    expect((await assign(lousCall.id, lou.id)).status()).toBe(200);
+    const assignedTo = async (callId: string) => (await db.query<{ assigned_to: string | null }>('SELECT assigned_to FROM pending_tool_calls WHERE id = $1', [callId]))[0].assigned_to;
+    const lastActivity = async (callId: string) =>
+      (await db.query(`SELECT kind, actor_id, assignee, body FROM call_activity WHERE pending_call_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`, [callId]))[0];
+
+    // Deactivated: Kim's call is back under "Unassigned", released by the admin, and audited.
+    expect((await alex.request.patch(`/api/admin/users/${kim.id}`, { data: { active: false }, headers: origin })).status()).toBe(200);
+    expect(await assignedTo(kimsCall.id)).toBeNull();
+    expect(await lastActivity(kimsCall.id)).toEqual({ kind: 'released', actor_id: 'admin-alex', assignee: kim.id, body: 'account deactivated' });
+    const [deactivated] = await db.query<{ details: Record<string, unknown> }>(`SELECT details FROM audit_events WHERE action = 'user.deactivated' AND target_id = $1`, [kim.id]);
+    expect(deactivated.details).toMatchObject({ assignmentsReleased: 1 });
+    // …and cannot be given a call again.
+    const refused = await assign(kimsCall.id, kim.id);
+    expect(refused.status()).toBe(422);
+    expect((await refused.json()).error).toMatchObject({ code: 'INVALID_ASSIGNEE', message: expect.stringContaining('deactivated') });
+    expect(await assignedTo(kimsCall.id)).toBeNull();
+
+    // Made a user: Lou's call is released the same way; Lou's other rights went with the role.
+    expect((await alex.request.patch(`/api/admin/users/${lou.id}`, { data: { role: 'user' }, headers: origin })).status()).toBe(200);
+    expect(await assignedTo(lousCall.id)).toBeNull();
+    expect(await lastActivity(lousCall.id)).toMatchObject({ kind: 'released', assignee: lou.id, body: 'can no longer decide it after a role change' });
+
+    // Rita's inbox: the call says who released it from whom and why; neither is offered as an assignee.
+    const { context: rita, page } = await reviewerInbox(browser, ACCOUNTS.rita, kimsCall.root_tool_call_id);
+    await expect(page.getByTestId('activity-entry').filter({ hasText: 'released it' })).toContainText(/^Alex.* released it from Kim Reviewer .*: account deactivated/);
+    const offered = await page.getByTestId('assign-select').locator('option').allTextContents();
+    expect(offered.some((name) => name.startsWith('Sam'))).toBe(true);
+    expect(offered.filter((name) => /Kim Reviewer|Lou Reviewer/.test(name))).toEqual([]);
+    await Promise.all([rita.close(), alex.close()]);
   });
 
   test('the last admin cannot demote or deactivate themself; two admins demoting each other at once leave one admin; others may not administer', async ({ browser, playwright, db }) => {
@@ -221,9 +269,11 @@ test.describe('user administration (/admin/users)', () => {
     await alex.close();
   });
 
-  test('accessibility and screenshots of /admin/users and /settings/keys (light and dark, desktop and phone)', async ({ browser, page }) => {
+  test('accessibility and screenshots of /admin/users and /settings/keys (light and dark, desktop and phone)', async ({ browser, page, db }) => {
     // Eight axe runs (light and dark each): more than the default minute on a busy machine.
     test.setTimeout(240_000);
+    // A name that reverses the text after it (U+202E) is shown with its control visible, not obeyed.
+    const spoof = await db.createAccount({ name: 'Mallory\u202Egnp.exe' });
     const alex = await contextAs(browser, ACCOUNTS.alex);
     const admin = await alex.newPage();
     for (const [size, suffix] of [
@@ -234,6 +284,7 @@ test.describe('user administration (/admin/users)', () => {
       await admin.goto('/admin/users');
       await expect(admin.getByTestId('users-list')).toBeVisible();
       await checkAccessible(admin, `admin-users-${suffix}`);
+      await expect(admin.locator(`[data-testid="user-row"][data-email="${spoof.email}"]`)).toContainText('Mallory⟪U+202E⟫gnp.exe');
       await page.setViewportSize(size);
       await page.goto('/settings/keys');
       await expect(page.getByTestId('create-key-form')).toBeVisible();

@@ -14,6 +14,7 @@ import type { FriendlyError } from '@/components/ui/api-error';
 import { sendJson } from '@/components/ui/send-json';
 import { Input } from '@/components/ui/textarea';
 import { LocalTime } from '@/components/ui/time';
+import { revealBidi } from '@/components/ui/describe';
 import type { ManagedUser } from '@/lib/admin/users';
 
 type Role = ManagedUser['role'];
@@ -79,7 +80,9 @@ export function UsersView({ initialUsers, initialSignUp, viewer }: { initialUser
               <li key={user.id} data-testid="user-row" data-email={user.email} data-active={user.active} className="flex flex-col gap-2 p-3 sm:flex-row sm:items-center">
                 <div className="flex min-w-0 flex-1 flex-col">
                   <span className="flex flex-wrap items-center gap-2">
-                    <span className="truncate font-medium">{user.name}</span>
+                    <span className="truncate font-medium">
+                      <bdi>{revealBidi(user.name)}</bdi>
+                    </span>
                     {user.id === viewer.id ? <Badge>You</Badge> : null}
                     {user.active ? null : <Badge tone="danger">Deactivated</Badge>}
                     {user.lockedUntil ? (
@@ -93,7 +96,9 @@ export function UsersView({ initialUsers, initialSignUp, viewer }: { initialUser
                       </Badge>
                     ) : null}
                   </span>
-                  <span className="truncate text-xs text-muted-foreground">{user.email}</span>
+                  <span className="truncate text-xs text-muted-foreground">
+                    <bdi>{revealBidi(user.email)}</bdi>
+                  </span>
                   {user.activeKeys > 0 ? (
                     <span className="flex items-center gap-1 text-xs text-muted-foreground">
                       <KeyRound className="size-3" aria-hidden /> {user.activeKeys} API {user.activeKeys === 1 ? 'key' : 'keys'}
@@ -102,7 +107,7 @@ export function UsersView({ initialUsers, initialSignUp, viewer }: { initialUser
                 </div>
                 <div className="flex flex-wrap items-center gap-2">
                   <label className="sr-only" htmlFor={`role-${user.id}`}>
-                    Role of {user.name}
+                    Role of {revealBidi(user.name)}
                   </label>
                   <select
                     id={`role-${user.id}`}
@@ -110,7 +115,7 @@ export function UsersView({ initialUsers, initialSignUp, viewer }: { initialUser
                     className={selectClass}
                     value={user.role}
                     disabled={busy === user.id}
-                    onChange={(event) => void patch(user, { role: event.target.value }, `${user.name} is now ${ROLE_LABEL[event.target.value as Role].toLowerCase()}`)}
+                    onChange={(event) => void patch(user, { role: event.target.value }, `${revealBidi(user.name)} is now ${ROLE_LABEL[event.target.value as Role].toLowerCase()}`)}
                   >
                     {(Object.keys(ROLE_LABEL) as Role[]).map((role) => (
                       <option key={role} value={role}>
@@ -127,7 +132,7 @@ export function UsersView({ initialUsers, initialSignUp, viewer }: { initialUser
                       if (element) triggers.current.set(`reset-${user.id}`, element);
                     }}
                     onClick={() => setConfirm({ user, action: 'reset' })}
-                    aria-label={`Reset password of ${user.name}`}
+                    aria-label={`Reset password of ${revealBidi(user.name)}`}
                   >
                     <KeyRound aria-hidden /> <span>Reset password</span>
                   </Button>
@@ -142,12 +147,12 @@ export function UsersView({ initialUsers, initialSignUp, viewer }: { initialUser
                         if (element) triggers.current.set(`deactivate-${user.id}`, element);
                       }}
                       onClick={() => setConfirm({ user, action: 'deactivate' })}
-                      aria-label={`Deactivate ${user.name}`}
+                      aria-label={`Deactivate ${revealBidi(user.name)}`}
                     >
                       <UserX aria-hidden /> <span>Deactivate</span>
                     </Button>
                   ) : (
-                    <Button size="sm" variant="outline" className="h-9" disabled={busy === user.id} onClick={() => void patch(user, { active: true }, `${user.name} can sign in again`)} aria-label={`Reactivate ${user.name}`}>
+                    <Button size="sm" variant="outline" className="h-9" disabled={busy === user.id} onClick={() => void patch(user, { active: true }, `${revealBidi(user.name)} can sign in again`)} aria-label={`Reactivate ${revealBidi(user.name)}`}>
                       <UserCheck aria-hidden /> <span>Reactivate</span>
                     </Button>
                   )}
@@ -160,7 +165,7 @@ export function UsersView({ initialUsers, initialSignUp, viewer }: { initialUser
       <AlertDialog
         open={confirm !== null}
         onOpenChange={(open) => !open && setConfirm(null)}
-        title={confirm?.action === 'deactivate' ? `Deactivate ${confirm.user.name}?` : `Reset the password of ${confirm?.user.name ?? ''}?`}
+        title={confirm?.action === 'deactivate' ? `Deactivate ${revealBidi(confirm.user.name)}?` : `Reset the password of ${revealBidi(confirm?.user.name ?? '')}?`}
         description={
           confirm?.action === 'deactivate'
             ? 'They are signed out everywhere and their API keys stop working at once. Calls they asked for stay in the inbox for reviewers.'
@@ -182,7 +187,7 @@ export function UsersView({ initialUsers, initialSignUp, viewer }: { initialUser
                 const reason = reasonRef.current?.value.trim();
                 setConfirm(null);
                 if (current.action === 'deactivate') {
-                  return patch(current.user, { active: false, ...(reason ? { reason } : {}) }, `${current.user.name} was deactivated`);
+                  return patch(current.user, { active: false, ...(reason ? { reason } : {}) }, `${revealBidi(current.user.name)} was deactivated`);
                 }
                 setBusy(current.user.id);
                 const outcome = await sendJson<{ temporaryPassword: string }>(`/api/admin/users/${encodeURIComponent(current.user.id)}/password`, { method: 'POST' });

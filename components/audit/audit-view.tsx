@@ -343,7 +343,13 @@ function ActivityList({ entry, people }: { entry: AuditEntry; people: People }) 
                 <PersonLabel id={item.assignee} people={people} />
               </>
             ) : null}
-            {item.body ? (
+            {item.kind === 'released' && item.assignee && item.assignee !== item.actorId ? (
+              <>
+                {' '}
+                from <PersonLabel id={item.assignee} people={people} />
+                {item.body ? `: ${item.body}` : null}
+              </>
+            ) : item.body ? (
               <>
                 : “<bdi>{revealBidi(item.body)}</bdi>”
               </>

@@ -10,11 +10,12 @@ import { Button } from '@/components/ui/button';
 import { personName, type People } from '@/components/ui/describe';
 import { ErrorNotice } from '@/components/ui/error-notice';
 
-/** A reviewer or admin a call can be assigned to. */
+/** An active reviewer or admin a call can be assigned to. */
 export interface Reviewer {
   id: string;
   name: string;
   email: string;
+  role: string;
 }
 
 /**
@@ -58,9 +59,12 @@ export function AssignmentControls({
   const selectId = useId();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<FriendlyError | null>(null);
-  // A reviewer-only call cannot go to the person who asked for it (they could not decide it).
-  const eligible = reviewers.filter((reviewer) => !(item.approvers === 'reviewer' && reviewer.id === item.requester));
-  const canClaim = !(item.approvers === 'reviewer' && item.requester === viewerId);
+  // Only someone who could decide the call is offered: not the person who asked for a reviewer-only
+  // call, and only admins for a call a deadline escalated to admins (the server refuses the rest).
+  const canTake = (person: { id: string; role?: string }) =>
+    !(item.approvers === 'reviewer' && person.id === item.requester) && !(item.assignedToRole && person.role !== undefined && person.role !== item.assignedToRole);
+  const eligible = reviewers.filter(canTake);
+  const canClaim = canTake({ id: viewerId, role: reviewers.find((reviewer) => reviewer.id === viewerId)?.role });
 
   const change = async (assignee: string | null) => {
     setBusy(true);

@@ -145,7 +145,10 @@ function activityLine(entry: CallActivityEntry, people: People, viewerId: string
     case 'assigned':
       return entry.assignee === entry.actorId ? `${Who} took it` : `${Who} assigned it to ${personName(entry.assignee, people, viewerId)}`;
     case 'released':
-      return `${Who} released it`;
+      // An admin's deactivation or role change releases the person's calls: it names them and why.
+      return entry.assignee && entry.assignee !== entry.actorId
+        ? `${Who} released it from ${personName(entry.assignee, people, viewerId)}${entry.body ? `: ${entry.body}` : ''}`
+        : `${Who} released it`;
     case 'comment':
       return `${Who} noted`;
     case 'question':
@@ -201,7 +204,7 @@ function ActivityPanel({
               <span className="text-xs text-muted-foreground">
                 {activityLine(entry, people, viewerId)} · <RelativeTime iso={entry.at} />
               </span>
-              {entry.body ? (
+              {entry.body && entry.kind !== 'released' ? (
                 <span className="break-words whitespace-pre-wrap">
                   <bdi>{revealBidi(entry.body)}</bdi>
                 </span>

@@ -6,6 +6,7 @@ import { disableAllKeysOf } from '@/lib/auth/api-keys';
 import { auth } from '@/lib/auth/auth';
 import { clearSignInFailures } from '@/lib/auth/guards';
 import { ApiError } from '@/lib/http/errors';
+import { releaseUndecidableAssignments, type ReleaseReason } from '@/lib/inbox/assignment';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { prisma } from '@/lib/store/db';
 
@@ -116,6 +117,10 @@ export const updateUserSchema = z.union([
  * - role: the last active admin keeps theirs (409 LAST_ADMIN).
  * - deactivate: not yourself (409 CANNOT_DEACTIVATE_SELF), not the last active admin; sessions
  *   are deleted and API keys disabled at once. Their waiting calls stay in the inbox, decidable by reviewers.
+ * - Both: the calls assigned to the person that they can no longer decide (all of them when
+ *   deactivated or made a user; those escalated to admins when no longer an admin) are released in
+ *   the same transaction, back to "Unassigned" (lib/inbox/assignment.ts). The audit entry counts
+ *   them (`assignmentsReleased`, when any).
  * @returns the account as it is now
  * @throws ApiError 404 NOT_FOUND, 409 LAST_ADMIN, 409 CANNOT_DEACTIVATE_SELF, 409 NO_CHANGE
  */
@@ -124,17 +129,28 @@ export async function updateUser(admin: Admin, userId: string, change: z.infer<t
   if (!before) throw new ApiError(404, 'NOT_FOUND', 'There is no such account.');
   if ('role' in change) {
     if (before.role === change.role) throw new ApiError(409, 'NO_CHANGE', `This account already has the role ${change.role}.`);
-    await guardedChange(userId, change.role !== 'admin', Prisma.sql`UPDATE users SET role = ${change.role}, updated_at = now() WHERE id = ${userId}`);
-    await recordAuditEvent({ action: 'user.role_changed', actor: admin, target: { type: 'user', id: userId }, details: { from: before.role, to: change.role } });
+    const released = await guardedChange(userId, change.role !== 'admin', Prisma.sql`UPDATE users SET role = ${change.role}, updated_at = now() WHERE id = ${userId}`, {
+      admin,
+      reason: 'role_changed',
+    });
+    await recordAuditEvent({
+      action: 'user.role_changed',
+      actor: admin,
+      target: { type: 'user', id: userId },
+      details: { from: before.role, to: change.role, ...(released > 0 ? { assignmentsReleased: released } : {}) },
+    });
   } else if (change.active === false) {
     if (userId === admin.id) throw new ApiError(409, 'CANNOT_DEACTIVATE_SELF', 'You cannot deactivate your own account; ask another admin.');
     if (before.banned) throw new ApiError(409, 'NO_CHANGE', 'This account is already deactivated.');
     const reason = change.reason || 'Deactivated by an administrator';
-    await guardedChange(userId, true, Prisma.sql`UPDATE users SET banned = true, ban_reason = ${reason}, updated_at = now() WHERE id = ${userId}`);
+    const released = await guardedChange(userId, true, Prisma.sql`UPDATE users SET banned = true, ban_reason = ${reason}, updated_at = now() WHERE id = ${userId}`, {
+      admin,
+      reason: 'deactivated',
+    });
     // The plugin's ban: marks the account and deletes every session of it.
     await auth().api.banUser({ headers, body: { userId, banReason: reason } });
     const keysRevoked = await disableAllKeysOf(userId);
-    await recordAuditEvent({ action: 'user.deactivated', actor: admin, target: { type: 'user', id: userId }, details: { reason, keysRevoked } });
+    await recordAuditEvent({ action: 'user.deactivated', actor: admin, target: { type: 'user', id: userId }, details: { reason, keysRevoked, ...(released > 0 ? { assignmentsReleased: released } : {}) } });
   } else {
     if (!before.banned) throw new ApiError(409, 'NO_CHANGE', 'This account is already active.');
     await auth().api.unbanUser({ headers, body: { userId } });
@@ -163,11 +179,13 @@ export async function resetPassword(admin: Admin, userId: string, headers: Heade
 
 /**
  * Runs `update` in a transaction under the admin-change lock; when `removesAdmin` and the target is
- * an active admin, refuses unless another active admin remains.
+ * an active admin, refuses unless another active admin remains. Then, in the same transaction,
+ * releases the calls assigned to the person that they can no longer decide.
+ * @returns how many calls were released
  * @throws ApiError 409 LAST_ADMIN
  */
-async function guardedChange(userId: string, removesAdmin: boolean, update: Prisma.Sql): Promise<void> {
-  await prisma().$transaction(async (tx) => {
+async function guardedChange(userId: string, removesAdmin: boolean, update: Prisma.Sql, release: { admin: Admin; reason: ReleaseReason }): Promise<number> {
+  return prisma().$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(${ADMIN_CHANGE_LOCK})`;
     if (removesAdmin) {
       const [{ target, others }] = await tx.$queryRaw<{ target: boolean; others: number }[]>`
@@ -176,6 +194,7 @@ async function guardedChange(userId: string, removesAdmin: boolean, update: Pris
       if (target && others === 0) throw new ApiError(409, 'LAST_ADMIN', 'This is the last active admin; make someone else an admin first.');
     }
     await tx.$executeRaw(update);
+    return releaseUndecidableAssignments(tx, { userId, actor: release.admin, reason: release.reason });
   });
 }
 

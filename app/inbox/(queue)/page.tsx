@@ -55,7 +55,13 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
   const [page, queueCounts, reviewers] = await Promise.all([
     listInbox(query, undefined, reviewer).catch(() => listInbox({ ...query, cursor: undefined }, undefined, reviewer)),
     inboxQueueCounts(reviewer),
-    prisma().user.findMany({ where: { role: { in: ['reviewer', 'admin'] } }, select: { id: true, name: true, email: true }, orderBy: { name: 'asc' }, take: 200 }),
+    // Who a call can be assigned to: active reviewers and admins (a deactivated account is refused).
+    prisma().user.findMany({
+      where: { role: { in: ['reviewer', 'admin'] }, NOT: { banned: true } },
+      select: { id: true, name: true, email: true, role: true },
+      orderBy: { name: 'asc' },
+      take: 200,
+    }),
   ]);
   const { nextCursor } = page;
   // A deep link (`?call=<id>`, as in reviewer emails) selects that call, loaded when it is not on this page.
