@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
 import { callsAddressedBy } from './call-id';
 import type { DecisionSummary } from './chunks';
 import type { AgentStreamResult } from './context';
@@ -8,8 +7,8 @@ import { SYSTEM_ACTOR } from './deadline';
 import { AgentError } from './errors';
 import { fingerprintToolCall } from './fingerprint';
 import { extractResumeData } from './generate';
-import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth';
-import { answerProblem, checkToolArgs, containsUnstorableText } from './model-output';
+import { checkedAnswer, checkedEditedArgs } from './decision-input';
+import { containsUnstorableText } from './model-output';
 import { alreadyDecided, authorize, decisionChunks } from './pending';
 import { castQuorumVote, voteResult } from './quorum';
 import { launch, LEASE_MS } from './segment';
@@ -99,29 +98,22 @@ export async function expireDeadline(spec: AgentSpec, input: { runId: string; pe
  * Resumes a suspended call with data validated against the tool's `resumeSchema`; invalid data
  * is refused and the call stays pending.
  *
- * @throws AgentError INVALID_RESUME_DATA (the schema's zod issues as details; too deep; NUL, a lone
- *   surrogate, a control or bidirectional character), plus the errors of decide
+ * @throws AgentError INVALID_RESUME_DATA (the schema's zod issues as details; a field the schema
+ *   does not have, details `{ fields }`; too deep; NUL, a lone surrogate, a control or bidirectional
+ *   character), plus the errors of decide
  */
 export async function resumeToolCall(spec: AgentSpec, resumeData: unknown, input: DecisionInput): Promise<AgentStreamResult> {
   // The answer is checked against the asking tool's schema before anything is claimed, so the row is read first.
   const target = await findOpenCall(spec, input);
   const tool = checkDecidable(target.owner, target.row, input, 'suspension');
-  if (exceedsJsonDepth(resumeData)) {
-    throw new AgentError('INVALID_RESUME_DATA', `The answer is nested deeper than ${MAX_JSON_DEPTH} levels.`);
-  }
-  const parsed = (tool.resumeSchema ?? z.unknown()).safeParse(resumeData);
-  if (!parsed.success) {
-    throw new AgentError('INVALID_RESUME_DATA', 'The answer does not match what the tool asked for.', parsed.error.issues);
-  }
-  const problem = answerProblem(parsed.data);
-  if (problem) throw new AgentError('INVALID_RESUME_DATA', problem);
+  const answer = checkedAnswer(tool, resumeData);
   return claimAndContinue(spec, input, {
     kind: 'suspension',
     status: 'resumed',
     reason: null,
-    resumeData: parsed.data,
+    resumeData: answer,
     known: target,
-    continuation: (row, at) => ({ approved: true, args: row.args, resumeData: parsed.data, decision: { by: input.actor.id, at, resumeData: parsed.data } }),
+    continuation: (row, at) => ({ approved: true, args: row.args, resumeData: answer, decision: { by: input.actor.id, at, resumeData: answer } }),
   });
 }
 
@@ -199,13 +191,7 @@ export async function decide(spec: AgentSpec, input: DecisionInput & { approved:
   const target = await findOpenCall(spec, input);
   const tool = checkDecidable(target.owner, target.row, input, 'approval');
   if (target.row.quorum) throw new AgentError('QUORUM_NO_EDITS', 'Several reviewers approve this call as it is; decline it with a reason instead of editing it.');
-  if (exceedsJsonDepth(input.args)) throw new AgentError('INVALID_ARGS', `The edited arguments are nested deeper than ${MAX_JSON_DEPTH} levels.`);
-  const parsed = tool.inputSchema.safeParse(input.args);
-  if (!parsed.success) throw new AgentError('INVALID_ARGS', 'The edited arguments are not valid for this tool.', parsed.error.issues);
-  // Edited args meet the same bar as a model's (storable, no invisible controls, size, depth).
-  const checked = checkToolArgs(parsed.data);
-  if (!checked.ok) throw new AgentError('INVALID_ARGS', checked.problem.replace(/; nothing was run\..*$/, '.'));
-  const args = parsed.data;
+  const args = checkedEditedArgs(tool, input.args);
   const fingerprint = fingerprintToolCall({ toolName: target.row.toolName, args });
   const edited = fingerprint !== target.row.fingerprint;
   return claimAndContinue(spec, input, {

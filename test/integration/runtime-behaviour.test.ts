@@ -300,6 +300,8 @@ describe('resume data', () => {
     expect(rows.map((row) => row.status)).toEqual(['superseded', 'pending']);
     const refused = await rt.agent.resumeStream({ code: '' }, { runId: paused.runId, actor: user }).catch((e: AgentError) => e);
     expect(refused).toMatchObject({ code: 'INVALID_RESUME_DATA' });
+    const extra = await rt.agent.resumeStream({ code: 'ok', cod: 'ok' }, { runId: paused.runId, actor: user }).catch((e: AgentError) => e);
+    expect(extra).toMatchObject({ code: 'INVALID_RESUME_DATA', details: { fields: ['$.cod'] } });
     const right = await rt.agent.resumeGenerate({ code: 'ok' }, { runId: paused.runId, actor: user });
     expect(right.finishReason).toBe('stop');
     expect(right.text).toContain('"accepted":true');
@@ -318,6 +320,12 @@ describe('fingerprint and edit', () => {
       .approveToolCall({ runId: paused.runId, actor: reviewer, args: { n: 'three' } })
       .catch((e: AgentError) => e);
     expect(invalid).toMatchObject({ code: 'INVALID_ARGS', status: 422 });
+    expect(rt.executions.gated).toBeUndefined();
+    // A field the tool does not take is refused, not silently dropped (zod strips unknown keys).
+    const misspelt = await rt.agent
+      .approveToolCall({ runId: paused.runId, actor: reviewer, args: { n: 1, m: 3 } })
+      .catch((e: AgentError) => e);
+    expect(misspelt).toMatchObject({ code: 'INVALID_ARGS', status: 422, message: expect.stringContaining('$.m'), details: { fields: ['$.m'] } });
     expect(rt.executions.gated).toBeUndefined();
 
     const row = await rt.db.pendingToolCall.findFirstOrThrow({ where: { runId: paused.runId } });
