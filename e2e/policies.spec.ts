@@ -56,6 +56,16 @@ test.describe('approval policies as data', () => {
     expect(error.details.map((issue: { path: (string | number)[] }) => issue.path.join('.'))).toEqual(
       expect.arrayContaining(['rules.0.condition', 'rules.0.outcome.approvers.quorum']),
     );
+    // A condition that parses but cannot work (a type error, a number where true or false is needed) is refused too.
+    const mistyped = await admin.request.put('/api/policies', {
+      data: { rules: [{ id: 'x', name: 'x', tool: 'issue-refund', condition: "size(args) + 'a'", outcome: { type: 'require', approvers: 'reviewer' } }] },
+    });
+    expect(mistyped.status()).toBe(400);
+    expect((await mistyped.json()).error.details).toEqual([expect.objectContaining({ path: ['rules', 0, 'condition'], message: expect.stringContaining('does not type-check') })]);
+    // A base version from the future is not "someone saved since".
+    const future = await admin.request.put('/api/policies', { data: { rules: demoRules, baseVersion: before.version + 50 } });
+    expect(future.status()).toBe(422);
+    expect((await future.json()).error).toMatchObject({ code: 'UNKNOWN_POLICY_VERSION', details: { version: before.version } });
     expect((await (await admin.request.get('/api/policies')).json()).version).toBe(before.version);
 
     const saved = await admin.request.put('/api/policies', { data: { rules: demoRules.slice(0, 1), baseVersion: before.version, note: 'only large refunds' } });

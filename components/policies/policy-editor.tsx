@@ -15,7 +15,7 @@ import { PersonLabel } from '@/components/ui/person';
 import { sendJson } from '@/components/ui/send-json';
 import { Input } from '@/components/ui/textarea';
 import { RelativeTime } from '@/components/ui/time';
-import { policiesSchema, type PolicyRule, type PolicyRuleInput } from '@/lib/policies/rules';
+import { policiesWriteSchema, type PolicyRule, type PolicyRuleInput } from '@/lib/policies/rules';
 import { draftFromRule, ruleFromDraft, summariseChange, type RuleDraft } from './drafts';
 import { RuleEditor } from './rule-editor';
 
@@ -85,7 +85,7 @@ export function PolicyEditor({
   const save = async () => {
     setError(null);
     const rules: PolicyRuleInput[] = drafts.map(ruleFromDraft);
-    const checked = policiesSchema.safeParse({ rules });
+    const checked = policiesWriteSchema.safeParse({ rules });
     if (!checked.success) {
       setIssues(Object.fromEntries(checked.error.issues.map((issue) => [issue.path.join('.'), issue.message])));
       const broken = new Set(checked.error.issues.map((issue) => Number(issue.path[1])));

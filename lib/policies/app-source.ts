@@ -41,7 +41,9 @@ export function appPolicySource(): PrismaPolicySource {
  * @param admin the signed-in admin (recorded as who changed them)
  * @param change the rules, the version they were edited from, and an optional note
  * @returns the new version
- * @throws ApiError 409 POLICY_CHANGED (someone saved after `baseVersion`; details: the version in force)
+ * @throws ApiError 409 POLICY_CHANGED (someone saved after `baseVersion`; details: the version in
+ *   force), 422 UNKNOWN_POLICY_VERSION (`baseVersion` is newer than any saved version; details: the
+ *   version in force)
  */
 export async function savePolicies(
   admin: { id: string; role: string },
@@ -50,6 +52,11 @@ export async function savePolicies(
   const version = await writePolicies(prisma(), { rules: change.rules, changedBy: admin.id, changedByRole: admin.role, note: change.note, baseVersion: change.baseVersion });
   if (version === null) {
     const current = await readPolicies(prisma());
+    if (change.baseVersion !== undefined && change.baseVersion > current.version) {
+      throw new ApiError(422, 'UNKNOWN_POLICY_VERSION', `There is no version ${change.baseVersion} of the policies yet; the latest is ${current.version}.`, {
+        version: current.version,
+      });
+    }
     throw new ApiError(409, 'POLICY_CHANGED', 'Someone saved the policies after you opened them. Reload to see their version, then apply your change again.', {
       version: current.version,
     });

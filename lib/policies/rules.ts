@@ -1,4 +1,4 @@
-import { parse } from '@marcbachmann/cel-js';
+import { Environment, parse } from '@marcbachmann/cel-js';
 import picomatch from 'picomatch';
 import { z } from 'zod';
 
@@ -108,8 +108,57 @@ export function checkRuleList(rules: z.infer<typeof ruleSchema>[], ctx: z.Refine
   });
 }
 
-/** The ordered rule list (at most 200 rules). */
+/**
+ * The variables a condition sees (lib/policies/evaluate.ts), typed for CEL's checker: the argument and
+ * context maps hold any JSON, so reading a field of them is `dyn` and checked when the call comes.
+ */
+function conditionEnvironment(): Environment {
+  return new Environment()
+    .registerVariable('args', 'map')
+    .registerVariable('agent', 'string')
+    .registerVariable('tool', 'string')
+    .registerVariable('requester', 'string')
+    .registerVariable('context', 'map')
+    // Only with a history setting; `checkRuleList` says so when it is missing.
+    .registerVariable('history', 'map');
+}
+
+/**
+ * Why a condition cannot work whatever the call, or null: it does not type-check (`size(args) +
+ * 'a'`, an unknown variable) or it gives something other than true or false (`size(args)`). Such a
+ * rule would still fail closed when evaluated (the call waits for a person, with the error
+ * recorded), but an admin saving it meant something else. A field of `args` or `context` is of
+ * unknown type until a call comes, so `args.amount > 100` passes and is checked per call.
+ */
+export function conditionTypeProblem(condition: string): string | null {
+  try {
+    const checked = conditionEnvironment().check(condition);
+    if (!checked.valid) return `condition does not type-check: ${checked.error?.message.split('\n')[0] ?? 'unknown error'}`;
+    if (checked.type !== 'bool' && checked.type !== 'dyn') return `condition gives ${checked.type}, not true or false`;
+    return null;
+  } catch (error) {
+    return `condition does not type-check: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`;
+  }
+}
+
+/**
+ * The checks a list gets when it is saved, besides the schema's: each condition type-checks and
+ * gives true or false (`conditionTypeProblem`). Not applied to stored rules when read back, so a
+ * rule saved before this check keeps working as it did.
+ */
+export function typeCheckRuleList(rules: z.infer<typeof ruleSchema>[], ctx: z.RefinementCtx) {
+  rules.forEach((rule, index) => {
+    // One that does not parse already has its issue from `ruleSchema`.
+    const problem = rule.condition && !celProblem(rule.condition) ? conditionTypeProblem(rule.condition) : null;
+    if (problem) ctx.addIssue({ code: 'custom', path: ['rules', index, 'condition'], message: problem });
+  });
+}
+
+/** The ordered rule list (at most 200 rules), as stored and read back. */
 export const policiesSchema = z.object({ rules: z.array(ruleSchema).max(200) }).superRefine((value, ctx) => checkRuleList(value.rules, ctx));
+
+/** The rule list as an admin saves it: the stored shape, and every condition type-checked. */
+export const policiesWriteSchema = policiesSchema.superRefine((value, ctx) => typeCheckRuleList(value.rules, ctx));
 
 export type PolicyRule = z.infer<typeof ruleSchema>;
 export type PolicyRuleInput = z.input<typeof ruleSchema>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { checkRuleList, ruleSchema } from '@/lib/policies/rules';
+import { checkRuleList, ruleSchema, typeCheckRuleList } from '@/lib/policies/rules';
 
 /**
  * `PUT /api/policies` body: the whole ordered rule list, the version it was edited from (the
@@ -12,4 +12,7 @@ export const putPoliciesSchema = z
     note: z.string().trim().max(500).optional(),
   })
   .strict()
-  .superRefine((value, ctx) => checkRuleList(value.rules, ctx));
+  .superRefine((value, ctx) => {
+    checkRuleList(value.rules, ctx);
+    typeCheckRuleList(value.rules, ctx);
+  });
