@@ -69,6 +69,10 @@ test('an admin registers an endpoint, a pending call is delivered signed and log
     await checkAccessible(page, 'admin-webhooks');
     await page.setViewportSize(MOBILE);
     await checkAccessible(page, 'admin-webhooks');
+    // At 390 px each delivery is a stacked card that fits, not a table to scroll sideways.
+    expect((await page.getByTestId('webhook-deliveries').boundingBox())!.width).toBeLessThanOrEqual(MOBILE.width);
+    const answer = (await delivery.getByTestId('delivery-answer').boundingBox())!;
+    expect(answer.x + answer.width).toBeLessThanOrEqual(MOBILE.width);
     await page.setViewportSize(DESKTOP);
 
     await delivery.getByTestId('resend-delivery').click();

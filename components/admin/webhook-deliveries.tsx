@@ -19,6 +19,13 @@ const STATUS_LABEL = { pending: 'Pending', succeeded: 'Delivered', failed: 'Fail
  * time, with Resend on each, Show older deliveries (the next page) and Refresh (the view also
  * refreshes it by itself while deliveries are pending).
  */
+/**
+ * A cell: a table column from 640 px up; below, one "label  value" line of a stacked card per
+ * delivery (the label is the column's name, from `data-label`), so a phone does not scroll sideways.
+ */
+const CELL =
+  'px-3 py-2 max-sm:flex max-sm:items-baseline max-sm:justify-between max-sm:gap-3 max-sm:py-1 max-sm:text-right max-sm:before:shrink-0 max-sm:before:text-xs max-sm:before:font-sans max-sm:before:text-muted-foreground max-sm:before:content-[attr(data-label)]';
+
 export function DeliveryLog({
   log,
   onRefresh,
@@ -54,9 +61,9 @@ export function DeliveryLog({
       {log.deliveries.length === 0 ? (
         <p className="rounded-lg border border-dashed border-border p-4 text-sm text-muted-foreground">No deliveries yet.</p>
       ) : (
-        <div className="overflow-x-auto rounded-lg border border-border bg-card">
-          <table className="w-full min-w-[44rem] text-left text-sm" data-testid="webhook-deliveries">
-            <thead className="border-b border-border text-xs text-muted-foreground">
+        <div className="rounded-lg border border-border bg-card sm:overflow-x-auto">
+          <table className="w-full text-left text-sm max-sm:block sm:min-w-[44rem]" data-testid="webhook-deliveries">
+            <thead className="border-b border-border text-xs text-muted-foreground max-sm:sr-only">
               <tr>
                 <th scope="col" className="px-3 py-2 font-medium">Event</th>
                 <th scope="col" className="px-3 py-2 font-medium">Endpoint</th>
@@ -70,35 +77,39 @@ export function DeliveryLog({
                 </th>
               </tr>
             </thead>
-            <tbody className="divide-y divide-border">
+            <tbody className="divide-y divide-border max-sm:block">
               {log.deliveries.map((delivery) => (
-                <tr key={delivery.id} data-testid="webhook-delivery" data-event-id={delivery.eventId} data-status={delivery.status} data-run-id={delivery.subject.runId ?? ''}>
-                  <td className="px-3 py-2">
-                    <span className="block font-mono text-xs">{delivery.type}</span>
-                    {delivery.subject.toolName ? <span className="block text-xs text-muted-foreground">{delivery.subject.toolName}</span> : null}
+                <tr key={delivery.id} className="max-sm:block max-sm:py-1" data-testid="webhook-delivery" data-event-id={delivery.eventId} data-status={delivery.status} data-run-id={delivery.subject.runId ?? ''}>
+                  <td className={CELL} data-label="Event">
+                    <div className="min-w-0">
+                      <span className="block font-mono text-xs">{delivery.type}</span>
+                      {delivery.subject.toolName ? <span className="block text-xs text-muted-foreground">{delivery.subject.toolName}</span> : null}
+                    </div>
                   </td>
-                  <td className="max-w-56 truncate px-3 py-2 font-mono text-xs" title={delivery.endpointUrl}>
-                    {delivery.endpointUrl}
+                  <td className={`${CELL} font-mono text-xs sm:max-w-56 sm:truncate`} data-label="Endpoint" title={delivery.endpointUrl}>
+                    <span className="max-sm:min-w-0 max-sm:truncate">{delivery.endpointUrl}</span>
                   </td>
-                  <td className="px-3 py-2">
+                  <td className={CELL} data-label="Status">
                     <Badge tone={STATUS_TONE[delivery.status]}>{STATUS_LABEL[delivery.status]}</Badge>
                   </td>
-                  <td className="px-3 py-2 text-right tabular-nums" data-testid="delivery-attempts">
+                  <td className={`${CELL} text-right tabular-nums`} data-label="Attempts" data-testid="delivery-attempts">
                     {delivery.attempts}
                   </td>
-                  <td className="px-3 py-2 text-xs" data-testid="delivery-answer">
+                  <td className={`${CELL} text-xs`} data-label="Last answer" data-testid="delivery-answer">
                     {delivery.lastStatusCode !== null ? `HTTP ${delivery.lastStatusCode}` : (delivery.lastError ?? '—')}
                   </td>
-                  <td className="px-3 py-2 text-right text-xs tabular-nums">{delivery.lastDurationMs !== null ? `${delivery.lastDurationMs} ms` : '—'}</td>
-                  <td className="px-3 py-2 text-xs">
-                    <ShortDate iso={delivery.lastAttemptAt ?? delivery.createdAt} />
-                    {delivery.nextAttemptAt && delivery.attempts > 0 ? (
-                      <span className="block text-muted-foreground">
-                        retry <ShortDate iso={delivery.nextAttemptAt} />
-                      </span>
-                    ) : null}
+                  <td className={`${CELL} text-right text-xs tabular-nums`} data-label="Time">{delivery.lastDurationMs !== null ? `${delivery.lastDurationMs} ms` : '—'}</td>
+                  <td className={`${CELL} text-xs`} data-label="When">
+                    <div>
+                      <ShortDate iso={delivery.lastAttemptAt ?? delivery.createdAt} />
+                      {delivery.nextAttemptAt && delivery.attempts > 0 ? (
+                        <span className="block text-muted-foreground">
+                          retry <ShortDate iso={delivery.nextAttemptAt} />
+                        </span>
+                      ) : null}
+                    </div>
                   </td>
-                  <td className="px-3 py-2 text-right">
+                  <td className="px-3 py-2 text-right max-sm:block">
                     <Button
                       size="sm"
                       variant="outline"

@@ -28,7 +28,7 @@ export function createOpsTools(db: PrismaClient): Tool[] {
         found: true,
         customer: { id: customer.id, name: customer.name, email: customer.email, tier: customer.tier },
         orders: customer.orders.map((order) => ({ id: order.id, amount: Number(order.amount), status: order.status })),
-        message: `${customer.name} (${customer.tier}) has ${customer.orders.length} orders.`,
+        message: `${customer.name} (${customer.tier}) has ${customer.orders.length} ${customer.orders.length === 1 ? 'order' : 'orders'}.`,
       };
     },
   });

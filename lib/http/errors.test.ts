@@ -62,7 +62,7 @@ describe('errorResponse / toErrorResponse', () => {
     if (parsed.success) throw new Error('unreachable');
     const { status, body } = await json(toErrorResponse(parsed.error));
     expect(status).toBe(400);
-    expect(body.error).toMatchObject({ code: 'BAD_REQUEST', message: 'The request is not valid.', details: [{ path: ['id'], code: 'invalid_type' }] });
+    expect(body.error).toMatchObject({ code: 'BAD_REQUEST', message: 'The request is not valid: id: expected string, received number.', details: [{ path: ['id'], code: 'invalid_type' }] });
   });
 
   it('keeps an unexpected error generic (500 INTERNAL) and logs it', async () => {

@@ -30,7 +30,7 @@ export function toErrorResponse(error: unknown): Response {
     return response;
   }
   if (error instanceof AgentError) return errorResponse(error.status, error.code, error.message, error.details);
-  if (error instanceof z.ZodError) return errorResponse(400, 'BAD_REQUEST', 'The request is not valid.', error.issues);
+  if (error instanceof z.ZodError) return errorResponse(400, 'BAD_REQUEST', invalidRequestMessage(error), error.issues);
   console.error('[api] unexpected error', error);
   return errorResponse(500, 'INTERNAL', 'Something went wrong on our side. Try again.');
 }
