@@ -8,9 +8,10 @@ import type { Actor } from './tool';
 /**
  * Quorum approval: a call whose policy asks for N distinct reviewers stays pending until N eligible
  * reviewers approved it. Each vote but the last is recorded on its own (store `castVote`: a `vote`
- * decision record and an updated approval chunk with the count); the vote that makes N goes through
- * the ordinary claim, which approves a quorum call only when it is full and the claimer is one of
- * its voters, so there is exactly one outcome. One decline ends the call (an ordinary claim).
+ * decision record and an updated approval chunk with the count); the vote that makes N is the
+ * ordinary claim, which adds that voter and approves in one statement, only while the call is one
+ * vote short, so there is exactly one outcome. One decline ends the call (an ordinary claim); the
+ * votes before it stay recorded, and a vote that lost to it leaves nothing behind.
  * Source: behaviour §2 "Who decides".
  */
 
@@ -46,7 +47,9 @@ export function voteChunk(row: PendingCall, approvedBy: string[]): AgentChunk {
 
 /**
  * Casts `actor`'s approval of the open quorum call `row` (already checked: kind, four-eyes,
- * fingerprint). One statement.
+ * fingerprint) when it leaves the call short of its quorum. One statement.
+ * @returns `counted` (recorded, the call still waits), `complete` (this approval fills the quorum:
+ *   the caller claims the call, which records it), or `changed` (the row moved on; read it again)
  * @throws AgentError ALREADY_VOTED (409) when this reviewer approved it before and it still needs others;
  *   ALREADY_DECIDED (409) when other reviewers' votes filled it meanwhile
  */
@@ -72,6 +75,8 @@ export async function castQuorumVote(store: AgentStore, row: PendingCall, actor:
       approvedBy: row.approvedBy,
     });
   }
+  // One short: this vote would fill it, and only the claim may add it (with the approval).
+  if (row.approvedBy.length === quorum - 1) return { outcome: 'complete' };
   if (row.approvedBy.length >= quorum) {
     throw new AgentError('ALREADY_DECIDED', 'This call already has all the approvals it needs.', {
       outcome: 'approved',

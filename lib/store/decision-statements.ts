@@ -71,11 +71,17 @@ export async function claimPendingCall(db: PrismaClient, input: ClaimInput): Pro
     claimed AS (
       UPDATE pending_tool_calls p SET
         status = ${input.status}, decided_by = ${actor.id}, decided_at = now(), decision_reason = ${input.reason},
-        resume_data = ${resumeData}, args = coalesce(${editedArgs}, p.args), fingerprint = coalesce(${editedFingerprint}::text, p.fingerprint)
+        resume_data = ${resumeData}, args = coalesce(${editedArgs}, p.args), fingerprint = coalesce(${editedFingerprint}::text, p.fingerprint),
+        -- The vote that fills a quorum is added here, with the approval, so it is recorded if and only if the approval is.
+        approved_by = CASE WHEN ${input.status}::text = 'approved' AND p.quorum IS NOT NULL AND NOT (${actor.id}::text = ANY(p.approved_by))
+          THEN array_append(p.approved_by, ${actor.id}::text) ELSE p.approved_by END
       FROM target t
       WHERE p.id = t.id AND p.status = 'pending'
-        -- A quorum call is approved only by a vote that made it full (castVote); a decline needs no quorum.
+        -- A quorum call is approved only by the vote that fills it (one short of the quorum before it;
+        -- castVote records the others), or by one of its voters once it is full (a call filled by an
+        -- earlier version of this statement); a decline needs no quorum.
         AND (${input.status}::text <> 'approved' OR p.quorum IS NULL
+             OR (cardinality(p.approved_by) = p.quorum - 1 AND NOT (${actor.id}::text = ANY(p.approved_by)))
              OR (cardinality(p.approved_by) >= p.quorum AND ${actor.id}::text = ANY(p.approved_by)))
       RETURNING ${pendingColumns('p')}
     ),
@@ -112,11 +118,12 @@ export async function claimPendingCall(db: PrismaClient, input: ClaimInput): Pro
 }
 
 /**
- * A reviewer's vote on a quorum call (AgentStore.castVote): adds the voter once while the quorum is
- * not full; a vote short of the quorum is recorded as a `vote` decision (an audit-chain link) with
- * its run event. The vote that fills the quorum is recorded by claimPendingCall instead.
+ * A reviewer's vote on a quorum call (AgentStore.castVote) that leaves it short of the quorum: adds
+ * the voter once, recorded as a `vote` decision (an audit-chain link) with its run event. The vote
+ * that would fill the quorum is not taken here: it is the approval itself (claimPendingCall adds it
+ * in the statement that approves), so a decline that wins the call in between leaves no vote behind.
  * @returns the approvals so far, the quorum and who approved, or null when the vote did not count
- *   (not pending, already voted, full, or not the escalation role)
+ *   (not pending, already voted, it would fill the quorum, or not the escalation role)
  */
 export async function castVote(db: PrismaClient, input: Parameters<AgentStore['castVote']>[0]): Promise<{ approvals: number; quorum: number; approvedBy: string[] } | null> {
   const { actor } = input;
@@ -124,7 +131,7 @@ export async function castVote(db: PrismaClient, input: Parameters<AgentStore['c
     WITH vote AS (
       UPDATE pending_tool_calls p SET approved_by = array_append(p.approved_by, ${actor.id})
       WHERE p.id = ${input.pendingCallId} AND p.status = 'pending' AND p.quorum IS NOT NULL
-        AND NOT (${actor.id}::text = ANY(p.approved_by)) AND cardinality(p.approved_by) < p.quorum
+        AND NOT (${actor.id}::text = ANY(p.approved_by)) AND cardinality(p.approved_by) < p.quorum - 1
         AND (p.assigned_to_role IS NULL OR p.assigned_to_role = ${actor.role})
       RETURNING p.id, p.run_id, p.tool_call_id, p.tool_name, p.fingerprint, p.args, p.quorum, p.approved_by
     ),

@@ -282,6 +282,48 @@ describe('quorum: N distinct reviewers approve; one decline ends it', () => {
       details: { outcome: 'declined', reason: 'not for VIPs' },
     });
   });
+  it('the vote that would fill a quorum and a decline at the same moment: whichever wins, every reviewer in approvedBy has a decision record, and a declined call lists only the votes cast before it', async () => {
+    const rt = await policyRuntime();
+    await setRules(rt.db, quorumRule(2));
+    const [, sam, tom] = reviewers;
+    // The store never records the filling vote on its own: only the approval adds it (before, a vote
+    // filled the call in one statement and approved it in the next, and a decline in between left
+    // the filling voter in approvedBy of a declined call, with no decision record for that vote).
+    {
+      const run = await rt.agent.stream('/tool lookup-customer {"customerId":"cus-1"}', { threadId: newThreadId(), resourceId: ada.id });
+      const toolCallId = approvals(await collect(run.fullStream))[0].payload.toolCallId;
+      await collect((await rt.agent.approveToolCall({ runId: run.runId, toolCallId, actor: rita })).fullStream);
+      const row = await rt.db.pendingToolCall.findFirstOrThrow({ where: { rootRunId: run.runId, rootToolCallId: toolCallId } });
+      const event = { type: 'tool-call-approval', runId: run.runId, from: 'AGENT', payload: {} } as unknown as AgentChunk;
+      expect(await rt.store.castVote({ pendingCallId: row.id, rootRunId: run.runId, actor: sam, decisionId: crypto.randomUUID(), event })).toBeNull();
+      await collect((await rt.agent.declineToolCall({ runId: run.runId, toolCallId, actor: tom, reason: 'no' })).fullStream);
+      const after = await rt.db.pendingToolCall.findUniqueOrThrow({ where: { id: row.id } });
+      expect([after.status, after.approvedBy]).toEqual(['declined', [rita.id]]);
+    }
+    for (let round = 0; round < 8; round += 1) {
+      const run = await rt.agent.stream('/tool lookup-customer {"customerId":"cus-1"}', { threadId: newThreadId(), resourceId: ada.id });
+      const toolCallId = approvals(await collect(run.fullStream))[0].payload.toolCallId;
+      await collect((await rt.agent.approveToolCall({ runId: run.runId, toolCallId, actor: rita })).fullStream);
+      // Sam's approval would fill it; Tom declines at the same moment. One wins; the other is told so.
+      const settled = await Promise.allSettled([
+        rt.agent.approveToolCall({ runId: run.runId, toolCallId, actor: sam }).then((result) => collect(result.fullStream)),
+        rt.agent.declineToolCall({ runId: run.runId, toolCallId, actor: tom, reason: 'no' }).then((result) => collect(result.fullStream)),
+      ]);
+      expect(settled.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
+      expect(settled.find((result) => result.status === 'rejected')).toMatchObject({ reason: { code: 'ALREADY_DECIDED' } });
+      const row = await rt.db.pendingToolCall.findFirstOrThrow({ where: { rootRunId: run.runId, rootToolCallId: toolCallId } });
+      const decisions = await rt.db.decision.findMany({ where: { pendingCallId: row.id }, orderBy: { createdAt: 'asc' } });
+      const approvedBy = [...row.approvedBy];
+      if (row.status === 'declined') {
+        expect(approvedBy).toEqual([rita.id]);
+        expect(decisions.map((d) => [d.kind, d.actorId])).toEqual([['vote', rita.id], ['decline', tom.id]]);
+      } else {
+        expect(row.status).toBe('completed');
+        expect(approvedBy).toEqual([rita.id, sam.id]);
+        expect(decisions.map((d) => [d.kind, d.actorId])).toEqual([['vote', rita.id], ['approval', sam.id]]);
+      }
+    }
+  });
 });
 
 describe('classify: a decision model decides whether a call needs a person', () => {
