@@ -163,9 +163,25 @@ export async function startEmbeddedPostgres(options: { dir: string; port: number
         `folder? Stop it, or set EMBEDDED_PG_PORT (or DATABASE_URL).${detail}`,
     );
   }
-  if (!initialised) await pg.createDatabase(DATABASE);
+  await ensureDatabase(pg);
   return {
     url: `postgresql://${USER}:${PASSWORD}@127.0.0.1:${options.port}/${DATABASE}`,
     stop: () => pg.stop(),
   };
+}
+
+/**
+ * Creates the app's database when the cluster lacks it: on first start, and also when a first start
+ * was stopped (Ctrl+C) between initdb and creating it, which otherwise failed every later start with
+ * 'database "countersign" does not exist'.
+ */
+async function ensureDatabase(pg: { getPgClient(database?: string, host?: string): import('pg').Client }): Promise<void> {
+  const client = pg.getPgClient('postgres', '127.0.0.1');
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE]);
+    if (!rowCount) await client.query(`CREATE DATABASE ${client.escapeIdentifier(DATABASE)}`);
+  } finally {
+    await client.end();
+  }
 }
