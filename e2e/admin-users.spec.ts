@@ -111,7 +111,12 @@ test.describe('user administration (/admin/users)', () => {
     request,
     db,
   }) => {
-    const [kim, lou] = await Promise.all([db.createAccount({ role: 'reviewer', name: 'Kim Reviewer' }), db.createAccount({ role: 'reviewer', name: 'Lou Reviewer' })]);
+    const [kim, lou, mallory] = await Promise.all([
+      db.createAccount({ role: 'reviewer', name: 'Kim Reviewer' }),
+      db.createAccount({ role: 'reviewer', name: 'Lou Reviewer' }),
+      // A name with a right-to-left override (U+202E): shown with the control visible wherever it is listed.
+      db.createAccount({ role: 'reviewer', name: 'Mallory\u202Egnp.exe' }),
+    ]);
     // Ada asks for two refunds that wait for a reviewer; the admin gives one to each.
     const calls = [];
     for (const order of ['ord-1042', 'ord-2001']) {
@@ -151,6 +156,12 @@ test.describe('user administration (/admin/users)', () => {
     const offered = await page.getByTestId('assign-select').locator('option').allTextContents();
     expect(offered.some((name) => name.startsWith('Sam'))).toBe(true);
     expect(offered.filter((name) => /Kim Reviewer|Lou Reviewer/.test(name))).toEqual([]);
+    expect(offered).toContain(`Mallory⟪U+202E⟫gnp.exe (${mallory.email})`);
+    // The admin actions log names her the same way.
+    expect((await alex.request.patch(`/api/admin/users/${mallory.id}`, { data: { active: false }, headers: origin })).status()).toBe(200);
+    const actions = await alex.newPage();
+    await actions.goto('/audit/actions');
+    await expect(actions.getByText('deactivated Mallory⟪U+202E⟫gnp.exe').first()).toBeVisible();
     await Promise.all([rita.close(), alex.close()]);
   });
 

@@ -147,6 +147,10 @@ test.describe('inbox: assignment and queues', () => {
     await expect(samInbox.row(call.root_tool_call_id)).toBeVisible();
     await expect(samInbox.row(call.root_tool_call_id).getByTestId('row-assignee')).toHaveCount(0);
 
+    // Asking for what already is (releasing a call nobody holds, a second claim) changes and records nothing.
+    const again = await samPage.request.post(`/api/inbox/calls/${call.id}/assignment`, { data: { assignee: null } });
+    expect([again.status(), await again.json()]).toEqual([200, { assignedTo: null }]);
+
     // Every change is in the append-only activity log, with who did it.
     const activity = await db.query<{ kind: string; actor_id: string; assignee: string | null }>(
       `SELECT kind, actor_id, assignee FROM call_activity WHERE pending_call_id = $1 ORDER BY created_at`,

@@ -4,7 +4,7 @@ import type { Viewer } from '@/components/ui/account-menu';
 import { AppNav } from '@/components/ui/app-nav';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
-import type { People } from '@/components/ui/describe';
+import { revealBidi, type People } from '@/components/ui/describe';
 import { PersonLabel } from '@/components/ui/person';
 import { Input } from '@/components/ui/textarea';
 import { ZonedTime } from '@/components/ui/time';
@@ -120,7 +120,7 @@ export function AdminActionsView({
             {entries.map((entry) => (
               <li key={entry.id} data-testid="admin-action" data-action={entry.action} data-target-id={entry.targetId ?? ''} className="flex min-w-0 flex-col gap-1 px-3 py-3 md:px-4">
                 <p className="text-sm break-words" data-testid="admin-action-text">
-                  <bdi>{describeAdminAction(entry, people)}</bdi>
+                  <bdi>{revealBidi(describeAdminAction(entry, people))}</bdi>
                 </p>
                 <p className="flex flex-wrap items-center gap-x-1.5 text-xs text-muted-foreground">
                   <Badge tone="neutral">{entry.action}</Badge>

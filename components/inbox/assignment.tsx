@@ -7,7 +7,7 @@ import { toast } from 'sonner';
 import type { InboxItem } from './types';
 import { friendlyError, parseApiError, type FriendlyError } from '@/components/ui/api-error';
 import { Button } from '@/components/ui/button';
-import { personName, type People } from '@/components/ui/describe';
+import { personName, revealBidi, type People } from '@/components/ui/describe';
 import { ErrorNotice } from '@/components/ui/error-notice';
 
 /** An active reviewer or admin a call can be assigned to. */
@@ -120,7 +120,7 @@ export function AssignmentControls({
             .filter((reviewer) => reviewer.id !== item.assignedTo)
             .map((reviewer) => (
               <option key={reviewer.id} value={reviewer.id}>
-                {reviewer.id === viewerId ? `${reviewer.name} (you)` : `${reviewer.name} (${reviewer.email})`}
+                {reviewer.id === viewerId ? `${revealBidi(reviewer.name)} (you)` : `${revealBidi(reviewer.name)} (${revealBidi(reviewer.email)})`}
               </option>
             ))}
         </select>

@@ -22,6 +22,9 @@ describe('describeAdminAction', () => {
     expect(describeAdminAction({ action: 'user.role_changed', actorId: 'user-alex', targetType: 'user', targetId: 'user-ben', details: { from: 'user', to: 'reviewer' } }, people)).toBe(
       'Alex Admin changed the role of Ben from user to reviewer',
     );
+    const deactivated = { action: 'user.deactivated', actorId: 'user-alex', targetType: 'user', targetId: 'user-ben' };
+    expect(describeAdminAction({ ...deactivated, details: { keysRevoked: 1, assignmentsReleased: 2 } }, people)).toBe('Alex Admin deactivated Ben (1 API key revoked, 2 assigned calls released)');
+    expect(describeAdminAction({ ...deactivated, details: { keysRevoked: 0 } }, people)).toBe('Alex Admin deactivated Ben (0 API keys revoked)');
     expect(describeAdminAction({ action: 'webhook.secret_rotated', actorId: 'user-alex', targetType: 'webhook_endpoint', targetId: 'wh-1', details: {} }, people)).toBe(
       'Alex Admin rotated the secret of the webhook endpoint wh-1',
     );

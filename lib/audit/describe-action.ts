@@ -15,6 +15,12 @@ const list = (value: unknown) =>
     .map((rule) => (rule && typeof rule === 'object' && 'id' in rule ? `“${String((rule as { name?: unknown }).name ?? rule.id)}” (${String(rule.id)})` : String(rule)))
     .join(', ');
 
+/** "2 assigned calls released", from a user change's `assignmentsReleased` (lib/admin/users.ts), or null. */
+const released = (d: Record<string, unknown>) =>
+  typeof d.assignmentsReleased === 'number' ? `${d.assignmentsReleased} assigned ${d.assignmentsReleased === 1 ? 'call' : 'calls'} released` : null;
+/** ` (a, b)` of the parts that are there, or nothing. */
+const aside = (parts: (string | null)[]) => (parts.some(Boolean) ? ` (${parts.filter(Boolean).join(', ')})` : '');
+
 /**
  * One sentence for an administrative action, its actor first, e.g. `Alex Admin changed the approval
  * policies to version 4: changed “Large refunds” (large-refunds)`. Names come from `people` (user
@@ -37,9 +43,11 @@ export function describeAdminAction(entry: DescribableAction, people: People): s
     case 'user.created':
       return `${who} added the user ${String(d.email ?? target)} as ${String(d.role ?? 'user')}`;
     case 'user.role_changed':
-      return `${who} changed the role of ${target} from ${String(d.from)} to ${String(d.to)}`;
-    case 'user.deactivated':
-      return `${who} deactivated ${target}${typeof d.keysRevoked === 'number' ? ` (${d.keysRevoked} API keys revoked)` : ''}`;
+      return `${who} changed the role of ${target} from ${String(d.from)} to ${String(d.to)}${aside([released(d)])}`;
+    case 'user.deactivated': {
+      const keys = typeof d.keysRevoked === 'number' ? `${d.keysRevoked} API ${d.keysRevoked === 1 ? 'key' : 'keys'} revoked` : null;
+      return `${who} deactivated ${target}${aside([keys, released(d)])}`;
+    }
     case 'user.reactivated':
       return `${who} reactivated ${target}`;
     case 'user.password_reset':

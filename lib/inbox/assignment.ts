@@ -23,13 +23,15 @@ export type AssignmentInput = z.infer<typeof assignmentSchema>;
  * Claims, releases or hands over one pending call of the inbox, in one statement: a compare-and-set
  * on the still-pending row (and on `expected`, when sent), an append-only `call_activity` record
  * (`assigned` or `released`, kept for the audit), and a NOTIFY on `countersign_pending` so every
- * inbox updates live. Reviewers and admins only (the route checks the role).
+ * inbox updates live. Asking for what already is (a double click, releasing a call nobody holds)
+ * answers the same and records nothing. Reviewers and admins only (the route checks the role).
  *
- * @returns the call's assignee afterwards
  * The assignee's account is checked, and locked against a concurrent deactivation or role change,
  * inside the statement: an admin who deactivates someone releases their calls in the same
- * transaction (`releaseAssignmentsOf`), so no call is left assigned to a person who cannot decide it.
+ * transaction (`releaseUndecidableAssignments`), so no call is left assigned to a person who cannot
+ * decide it.
  *
+ * @returns the call's assignee afterwards
  * @throws ApiError 404 NOT_FOUND (no such call), 409 ALREADY_DECIDED (no longer pending; details:
  *   decidedBy), 409 ASSIGNMENT_CHANGED (details: assignedTo), 422 INVALID_ASSIGNEE (not a reviewer or
  *   admin, a deactivated account, the person who asked for a reviewer-only call, or not an admin for
@@ -68,7 +70,7 @@ export async function assignCall(input: AssignmentInput & { pendingCallId: strin
     ),
     updated AS (
       UPDATE pending_tool_calls SET assigned_to = ${input.assignee}, assigned_at = CASE WHEN ${input.assignee}::text IS NULL THEN NULL ELSE now() END
-      WHERE id = ${row.id} AND status = 'pending'
+      WHERE id = ${row.id} AND status = 'pending' AND assigned_to IS DISTINCT FROM ${input.assignee}::text
         AND (${input.assignee}::text IS NULL OR EXISTS (SELECT 1 FROM assignee))
         AND (NOT ${checkExpected}::boolean OR assigned_to IS NOT DISTINCT FROM ${input.expected ?? null}::text)
       RETURNING id
@@ -88,6 +90,8 @@ export async function assignCall(input: AssignmentInput & { pendingCallId: strin
   if (result.status !== 'pending') {
     throw new ApiError(409, 'ALREADY_DECIDED', 'This call was already decided.', { decidedBy: result.decidedBy, status: result.status });
   }
+  // Already so (a double click, a release of a call nobody holds): nothing to change or record.
+  if (result.assignedTo === input.assignee) return { assignedTo: input.assignee };
   if (!result.eligible) throw new ApiError(422, 'INVALID_ASSIGNEE', 'This account was deactivated or lost its reviewer role just now; assign the call to someone who can decide it.');
   throw new ApiError(409, 'ASSIGNMENT_CHANGED', 'Someone else changed who works on this call.', { assignedTo: result.assignedTo });
 }

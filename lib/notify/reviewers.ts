@@ -142,7 +142,8 @@ export async function notifyReviewers(
   if (event.kind === 'overdue' && call.escalatedAt === null && call.deadlineAction !== null) return { status: 'not-overdue' };
   const role = event.kind === 'overdue' && call.escalatedAt !== null ? (call.assignedToRole ?? 'admin') : 'reviewer';
   const people = await db.user.findMany({
-    where: { role, id: { notIn: [call.requestedBy, call.resourceId] } },
+    // Not to a deactivated account: it may no longer read the inbox, so it must not get calls by email.
+    where: { role, NOT: { banned: true }, id: { notIn: [call.requestedBy, call.resourceId] } },
     select: { email: true },
     orderBy: { email: 'asc' },
   });

@@ -71,6 +71,8 @@ async function refund(amount: number): Promise<string> {
 describe('reviewer email', () => {
   it('the store names the new calls once the pause is saved; one mail per (call, kind) to the reviewers, sensitive values masked', async () => {
     process.env.SMTP_URL = `smtp://127.0.0.1:${smtpPort}`;
+    // A deactivated reviewer gets no mail (the recipients below are exactly Rita and Sam).
+    const gone = await db.user.create({ data: { id: `gone-${Date.now()}`, name: 'Gone', email: `gone-${Date.now()}@example.com`, role: 'reviewer', banned: true } });
     const id = await refund(287.45);
     // The hook ran after the row was committed: the call is there to be read.
     expect(await db.pendingToolCall.count({ where: { id, status: 'pending' } })).toBe(1);
@@ -86,6 +88,7 @@ describe('reviewer email', () => {
     const mail = received.at(-1)!;
     const to = (Array.isArray(mail.to) ? mail.to : [mail.to]).flatMap((address) => address?.value.map((value) => value.address) ?? []);
     expect(to.sort()).toEqual(['rita@example.com', 'sam@example.com']);
+    await db.user.delete({ where: { id: gone.id } });
     // In the tool's own words, with the masked amount in place of the value.
     expect(mail.subject).toBe('Approval needed: Refunds ••• on order ord-1042');
     expect(mail.text).toContain('ord-1042');
