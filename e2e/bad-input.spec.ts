@@ -29,6 +29,9 @@ test.describe('bad input changes nothing', () => {
       { name: 'empty message', send: () => request.post('/api/chat', { data: { id: 't2', messages: [{ role: 'user', parts: [{ type: 'text', text: '   ' }] }] } }), status: 400, code: 'EMPTY_MESSAGE' },
       { name: 'text part that is not text', send: () => request.post('/api/chat', { data: { id: 't3', messages: [{ role: 'user', parts: [{ type: 'text', text: 42 }] }] } }), status: 400, code: 'BAD_REQUEST' },
       { name: 'decision with wrong types', send: () => request.post('/api/runs/r/tool-calls/c/decision', { data: { approved: 'yes' } }), status: 400, code: 'BAD_REQUEST' },
+      // A misspelt field is refused, not dropped: "reasn" would decline without the reason the model reads.
+      { name: 'decision with a misspelt field', send: () => request.post('/api/runs/r/tool-calls/c/decision', { data: { approved: false, reasn: 'too high' } }), status: 400, code: 'BAD_REQUEST' },
+      { name: 'resume with an unknown field', send: () => request.post('/api/runs/r/tool-calls/c/resume', { data: { resumeData: {}, data: {} } }), status: 400, code: 'BAD_REQUEST' },
       { name: 'decision on an unknown run', send: () => request.post('/api/runs/nope/tool-calls/nope/decision', { data: { approved: true } }), status: 404, code: 'NO_SNAPSHOT_FOUND' },
       { name: 'resume of an unknown run', send: () => request.post('/api/runs/nope/tool-calls/nope/resume', { data: { resumeData: { city: 'Oslo' } } }), status: 404, code: 'NO_SNAPSHOT_FOUND' },
       { name: 'agents stream without ids', send: () => request.post('/api/agents/ops-agent/stream', { data: { messages: 'hi' } }), status: 400, code: 'BAD_REQUEST' },

@@ -20,11 +20,11 @@ const STATUS_LABEL = { pending: 'Pending', succeeded: 'Delivered', failed: 'Fail
  * refreshes it by itself while deliveries are pending).
  */
 /**
- * A cell: a table column from 640 px up; below, one "label  value" line of a stacked card per
+ * A cell: a table column from 768 px up; below, one "label  value" line of a stacked card per
  * delivery (the label is the column's name, from `data-label`), so a phone does not scroll sideways.
  */
 const CELL =
-  'px-3 py-2 max-sm:flex max-sm:items-baseline max-sm:justify-between max-sm:gap-3 max-sm:py-1 max-sm:text-right max-sm:before:shrink-0 max-sm:before:text-xs max-sm:before:font-sans max-sm:before:text-muted-foreground max-sm:before:content-[attr(data-label)]';
+  'px-3 py-2 max-md:flex max-md:items-baseline max-md:justify-between max-md:gap-3 max-md:py-1 max-md:text-right max-md:before:shrink-0 max-md:before:text-xs max-md:before:font-sans max-md:before:text-muted-foreground max-md:before:content-[attr(data-label)]';
 
 export function DeliveryLog({
   log,
@@ -61,9 +61,9 @@ export function DeliveryLog({
       {log.deliveries.length === 0 ? (
         <p className="rounded-lg border border-dashed border-border p-4 text-sm text-muted-foreground">No deliveries yet.</p>
       ) : (
-        <div className="rounded-lg border border-border bg-card sm:overflow-x-auto">
-          <table className="w-full text-left text-sm max-sm:block sm:min-w-[44rem]" data-testid="webhook-deliveries">
-            <thead className="border-b border-border text-xs text-muted-foreground max-sm:sr-only">
+        <div className="relative rounded-lg border border-border bg-card md:overflow-x-auto">
+          <table className="w-full text-left text-sm max-md:block md:min-w-[44rem]" data-testid="webhook-deliveries">
+            <thead className="border-b border-border text-xs text-muted-foreground max-md:sr-only">
               <tr>
                 <th scope="col" className="px-3 py-2 font-medium">Event</th>
                 <th scope="col" className="px-3 py-2 font-medium">Endpoint</th>
@@ -77,17 +77,17 @@ export function DeliveryLog({
                 </th>
               </tr>
             </thead>
-            <tbody className="divide-y divide-border max-sm:block">
+            <tbody className="divide-y divide-border max-md:block">
               {log.deliveries.map((delivery) => (
-                <tr key={delivery.id} className="max-sm:block max-sm:py-1" data-testid="webhook-delivery" data-event-id={delivery.eventId} data-status={delivery.status} data-run-id={delivery.subject.runId ?? ''}>
+                <tr key={delivery.id} className="max-md:block max-md:py-1" data-testid="webhook-delivery" data-event-id={delivery.eventId} data-status={delivery.status} data-run-id={delivery.subject.runId ?? ''}>
                   <td className={CELL} data-label="Event">
                     <div className="min-w-0">
                       <span className="block font-mono text-xs">{delivery.type}</span>
                       {delivery.subject.toolName ? <span className="block text-xs text-muted-foreground">{delivery.subject.toolName}</span> : null}
                     </div>
                   </td>
-                  <td className={`${CELL} font-mono text-xs sm:max-w-56 sm:truncate`} data-label="Endpoint" title={delivery.endpointUrl}>
-                    <span className="max-sm:min-w-0 max-sm:truncate">{delivery.endpointUrl}</span>
+                  <td className={`${CELL} font-mono text-xs md:max-w-56 md:truncate`} data-label="Endpoint" title={delivery.endpointUrl}>
+                    <span className="max-md:min-w-0 max-md:truncate">{delivery.endpointUrl}</span>
                   </td>
                   <td className={CELL} data-label="Status">
                     <Badge tone={STATUS_TONE[delivery.status]}>{STATUS_LABEL[delivery.status]}</Badge>
@@ -109,7 +109,7 @@ export function DeliveryLog({
                       ) : null}
                     </div>
                   </td>
-                  <td className="px-3 py-2 text-right max-sm:block">
+                  <td className="px-3 py-2 text-right max-md:block">
                     <Button
                       size="sm"
                       variant="outline"

@@ -133,7 +133,9 @@ export function PolicyEditor({
               CEL
             </a>{' '}
             over <code className="font-mono text-xs">args</code>, <code className="font-mono text-xs">agent</code>, <code className="font-mono text-xs">tool</code>,{' '}
-            <code className="font-mono text-xs">requester</code> and, with history, <code className="font-mono text-xs">history.total</code> (earlier calls plus this
+            <code className="font-mono text-xs">requester</code> (the requester&apos;s user id, e.g.{' '}
+            <code className="font-mono text-xs">requester == &apos;user-ada&apos;</code>), <code className="font-mono text-xs">context</code> (what the caller sent as
+            its request context) and, with history, <code className="font-mono text-xs">history.total</code> (earlier calls plus this
             one), <code className="font-mono text-xs">history.sum</code> and <code className="font-mono text-xs">history.count</code>. Write decimals in arithmetic
             (<code className="font-mono text-xs">args.amount * 2.0</code>).
           </p>

@@ -106,11 +106,14 @@ export async function createUser(admin: Admin, input: z.infer<typeof createUserS
   return { user: await managedUser(user.id), temporaryPassword: password };
 }
 
-export const updateUserSchema = z.union([
-  z.object({ role: z.enum(ROLES) }).strict(),
-  z.object({ active: z.literal(false), reason: z.string().trim().max(500).optional() }).strict(),
-  z.object({ active: z.literal(true) }).strict(),
-]);
+export const updateUserSchema = z.union(
+  [
+    z.object({ role: z.enum(ROLES) }).strict(),
+    z.object({ active: z.literal(false), reason: z.string().trim().max(500).optional() }).strict(),
+    z.object({ active: z.literal(true) }).strict(),
+  ],
+  { error: `send one change: { role } with one of ${ROLES.join(', ')}; { active: false, reason? }; or { active: true }` },
+);
 
 /**
  * Changes a role, or deactivates / reactivates an account.

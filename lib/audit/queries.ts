@@ -43,12 +43,9 @@ export const dateBound = (end: boolean) =>
         return z.NEVER;
       }
       const bound = end ? new Date(date.getTime() + (dayOnly ? 86_400_000 : 1)) : date;
-      // The end of 9999-12-31 is in year 10000, which PostgreSQL's parameters cannot carry.
-      if (bound.getUTCFullYear() > YEARS.max) {
-        ctx.addIssue({ code: 'custom', message: 'too late: the range must end within the year 9999' });
-        return z.NEVER;
-      }
-      return bound;
+      // The end of 9999-12-31 is in year 10000, which PostgreSQL's parameters cannot carry: the
+      // range then ends at the last millisecond of 9999 instead (nothing is stored later).
+      return bound.getUTCFullYear() > YEARS.max ? new Date(Date.UTC(YEARS.max, 11, 31, 23, 59, 59, 999)) : bound;
     })
     .optional();
 

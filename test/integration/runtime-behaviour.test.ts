@@ -301,7 +301,7 @@ describe('resume data', () => {
     const refused = await rt.agent.resumeStream({ code: '' }, { runId: paused.runId, actor: user }).catch((e: AgentError) => e);
     expect(refused).toMatchObject({ code: 'INVALID_RESUME_DATA' });
     const extra = await rt.agent.resumeStream({ code: 'ok', cod: 'ok' }, { runId: paused.runId, actor: user }).catch((e: AgentError) => e);
-    expect(extra).toMatchObject({ code: 'INVALID_RESUME_DATA', details: { fields: ['$.cod'] } });
+    expect(extra).toMatchObject({ code: 'INVALID_RESUME_DATA', details: [{ code: 'unrecognized_keys', keys: ['cod'], path: [] }] });
     const right = await rt.agent.resumeGenerate({ code: 'ok' }, { runId: paused.runId, actor: user });
     expect(right.finishReason).toBe('stop');
     expect(right.text).toContain('"accepted":true');
@@ -325,7 +325,11 @@ describe('fingerprint and edit', () => {
     const misspelt = await rt.agent
       .approveToolCall({ runId: paused.runId, actor: reviewer, args: { n: 1, m: 3 } })
       .catch((e: AgentError) => e);
-    expect(misspelt).toMatchObject({ code: 'INVALID_ARGS', status: 422, message: expect.stringContaining('$.m'), details: { fields: ['$.m'] } });
+    expect(misspelt).toMatchObject({ code: 'INVALID_ARGS', status: 422, message: expect.stringContaining('$.m'), details: [{ code: 'unrecognized_keys', keys: ['m'], path: [] }] });
+    // Misspelt without the right one: the missing field and the unknown one are both named.
+    const instead = await rt.agent.approveToolCall({ runId: paused.runId, actor: reviewer, args: { m: 3 } }).catch((e: AgentError) => e);
+    expect(instead).toMatchObject({ code: 'INVALID_ARGS', message: expect.stringContaining('$.m') });
+    expect((instead as AgentError).details).toEqual([expect.objectContaining({ path: ['n'] }), expect.objectContaining({ code: 'unrecognized_keys', keys: ['m'] })]);
     expect(rt.executions.gated).toBeUndefined();
 
     const row = await rt.db.pendingToolCall.findFirstOrThrow({ where: { runId: paused.runId } });

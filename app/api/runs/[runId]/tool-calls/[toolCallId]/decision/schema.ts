@@ -1,6 +1,9 @@
 import { z } from 'zod';
 
-/** POST /api/runs/{runId}/tool-calls/{toolCallId}/decision. Source: behaviour §7. */
+/**
+ * POST /api/runs/{runId}/tool-calls/{toolCallId}/decision. Source: behaviour §7. Strict: a field it
+ * does not know is refused (400), since a misspelt `reason` would otherwise decline without one.
+ */
 export const decisionSchema = z
   .object({
     approved: z.boolean(),
@@ -11,4 +14,5 @@ export const decisionSchema = z
     /** The requester withdraws their own request: declined with reason "withdrawn by requester". */
     withdraw: z.literal(true).optional(),
   })
+  .strict()
   .refine((body) => !(body.withdraw && body.approved), { message: 'A withdrawal declines the call: send approved: false.', path: ['withdraw'] });
