@@ -1,7 +1,7 @@
 'use client';
 
 import { KeyRound, Plus, UserCheck, UserX, Users } from 'lucide-react';
-import { useId, useRef, useState } from 'react';
+import { useId, useMemo, useRef, useState } from 'react';
 import { toast } from 'sonner';
 import type { Viewer } from '@/components/ui/account-menu';
 import { AlertDialog, AlertDialogCancel } from '@/components/ui/alert-dialog';
@@ -32,6 +32,9 @@ type Handover = { email: string; password: string; created: boolean; deactivated
  */
 export function UsersView({ initialUsers, initialSignUp, viewer }: { initialUsers: ManagedUser[]; initialSignUp: SignUp; viewer: Viewer }) {
   const [users, setUsers] = useState(initialUsers);
+  // Names are free text: shown with their direction controls visible (U+202E would reverse what
+  // follows) everywhere this page writes them: the rows, labels, dialogs and confirmations.
+  const shown = useMemo(() => users.map((user) => ({ ...user, name: revealBidi(user.name) })), [users]);
   const [error, setError] = useState<FriendlyError | null>(null);
   const [handover, setHandover] = useState<Handover | null>(null);
   const [confirm, setConfirm] = useState<{ user: ManagedUser; action: 'deactivate' | 'reset' } | null>(null);
@@ -76,12 +79,12 @@ export function UsersView({ initialUsers, initialSignUp, viewer }: { initialUser
             Accounts <span className="font-normal text-muted-foreground">({users.length})</span>
           </h2>
           <ul className="flex flex-col divide-y divide-border rounded-lg border border-border bg-card" data-testid="users-list">
-            {users.map((user) => (
+            {shown.map((user) => (
               <li key={user.id} data-testid="user-row" data-email={user.email} data-active={user.active} className="flex flex-col gap-2 p-3 sm:flex-row sm:items-center">
                 <div className="flex min-w-0 flex-1 flex-col">
                   <span className="flex flex-wrap items-center gap-2">
                     <span className="truncate font-medium">
-                      <bdi>{revealBidi(user.name)}</bdi>
+                      <bdi>{user.name}</bdi>
                     </span>
                     {user.id === viewer.id ? <Badge>You</Badge> : null}
                     {user.active ? null : <Badge tone="danger">Deactivated</Badge>}
@@ -107,7 +110,7 @@ export function UsersView({ initialUsers, initialSignUp, viewer }: { initialUser
                 </div>
                 <div className="flex flex-wrap items-center gap-2">
                   <label className="sr-only" htmlFor={`role-${user.id}`}>
-                    Role of {revealBidi(user.name)}
+                    Role of {user.name}
                   </label>
                   <select
                     id={`role-${user.id}`}
@@ -115,7 +118,7 @@ export function UsersView({ initialUsers, initialSignUp, viewer }: { initialUser
                     className={selectClass}
                     value={user.role}
                     disabled={busy === user.id}
-                    onChange={(event) => void patch(user, { role: event.target.value }, `${revealBidi(user.name)} is now ${ROLE_LABEL[event.target.value as Role].toLowerCase()}`)}
+                    onChange={(event) => void patch(user, { role: event.target.value }, `${user.name} is now ${ROLE_LABEL[event.target.value as Role].toLowerCase()}`)}
                   >
                     {(Object.keys(ROLE_LABEL) as Role[]).map((role) => (
                       <option key={role} value={role}>
@@ -132,7 +135,7 @@ export function UsersView({ initialUsers, initialSignUp, viewer }: { initialUser
                       if (element) triggers.current.set(`reset-${user.id}`, element);
                     }}
                     onClick={() => setConfirm({ user, action: 'reset' })}
-                    aria-label={`Reset password of ${revealBidi(user.name)}`}
+                    aria-label={`Reset password of ${user.name}`}
                   >
                     <KeyRound aria-hidden /> <span>Reset password</span>
                   </Button>
@@ -147,12 +150,12 @@ export function UsersView({ initialUsers, initialSignUp, viewer }: { initialUser
                         if (element) triggers.current.set(`deactivate-${user.id}`, element);
                       }}
                       onClick={() => setConfirm({ user, action: 'deactivate' })}
-                      aria-label={`Deactivate ${revealBidi(user.name)}`}
+                      aria-label={`Deactivate ${user.name}`}
                     >
                       <UserX aria-hidden /> <span>Deactivate</span>
                     </Button>
                   ) : (
-                    <Button size="sm" variant="outline" className="h-9" disabled={busy === user.id} onClick={() => void patch(user, { active: true }, `${revealBidi(user.name)} can sign in again`)} aria-label={`Reactivate ${revealBidi(user.name)}`}>
+                    <Button size="sm" variant="outline" className="h-9" disabled={busy === user.id} onClick={() => void patch(user, { active: true }, `${user.name} can sign in again`)} aria-label={`Reactivate ${user.name}`}>
                       <UserCheck aria-hidden /> <span>Reactivate</span>
                     </Button>
                   )}
@@ -165,7 +168,7 @@ export function UsersView({ initialUsers, initialSignUp, viewer }: { initialUser
       <AlertDialog
         open={confirm !== null}
         onOpenChange={(open) => !open && setConfirm(null)}
-        title={confirm?.action === 'deactivate' ? `Deactivate ${revealBidi(confirm.user.name)}?` : `Reset the password of ${revealBidi(confirm?.user.name ?? '')}?`}
+        title={confirm?.action === 'deactivate' ? `Deactivate ${confirm.user.name}?` : `Reset the password of ${confirm?.user.name ?? ''}?`}
         description={
           confirm?.action === 'deactivate'
             ? 'They are signed out everywhere and their API keys stop working at once. Calls they asked for stay in the inbox for reviewers.'
@@ -187,7 +190,7 @@ export function UsersView({ initialUsers, initialSignUp, viewer }: { initialUser
                 const reason = reasonRef.current?.value.trim();
                 setConfirm(null);
                 if (current.action === 'deactivate') {
-                  return patch(current.user, { active: false, ...(reason ? { reason } : {}) }, `${revealBidi(current.user.name)} was deactivated`);
+                  return patch(current.user, { active: false, ...(reason ? { reason } : {}) }, `${current.user.name} was deactivated`);
                 }
                 setBusy(current.user.id);
                 const outcome = await sendJson<{ temporaryPassword: string }>(`/api/admin/users/${encodeURIComponent(current.user.id)}/password`, { method: 'POST' });

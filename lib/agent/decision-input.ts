@@ -22,16 +22,14 @@ import { droppedFields, fieldPaths, unknownTopLevelFields } from './unknown-fiel
  */
 export function checkedEditedArgs(tool: Tool, args: unknown): Record<string, unknown> {
   if (exceedsJsonDepth(args)) throw new AgentError('INVALID_ARGS', `The edited arguments are nested deeper than ${MAX_JSON_DEPTH} levels.`);
-  const parsed = tool.inputSchema.safeParse(args);
-  if (!parsed.success) {
-    const unknown = unknownTopLevelFields(tool.inputSchema, args);
-    throw new AgentError('INVALID_ARGS', `The edited arguments are not valid for this tool${alsoUnknown(unknown, 'it does not take')}.`, [...parsed.error.issues, ...unknown]);
-  }
-  const dropped = droppedFields(args, parsed.data);
-  if (dropped.length > 0) throw new AgentError('INVALID_ARGS', `The edited arguments have fields this tool does not take: ${fieldPaths(dropped).join(', ')}.`, dropped);
-  const checked = checkToolArgs(parsed.data);
+  const parsed = parseEveryField(tool.inputSchema, args, 'INVALID_ARGS', {
+    invalid: 'The edited arguments are not valid for this tool',
+    unknown: 'fields it does not take',
+    dropped: 'The edited arguments have fields this tool does not take',
+  });
+  const checked = checkToolArgs(parsed);
   if (!checked.ok) throw new AgentError('INVALID_ARGS', checked.problem.replace(/; nothing was run\..*$/, '.'));
-  return parsed.data as Record<string, unknown>;
+  return parsed as Record<string, unknown>;
 }
 
 /**
@@ -43,20 +41,29 @@ export function checkedEditedArgs(tool: Tool, args: unknown): Record<string, unk
  */
 export function checkedAnswer(tool: Tool, resumeData: unknown): unknown {
   if (exceedsJsonDepth(resumeData)) throw new AgentError('INVALID_RESUME_DATA', `The answer is nested deeper than ${MAX_JSON_DEPTH} levels.`);
-  const schema = tool.resumeSchema ?? z.unknown();
-  const parsed = schema.safeParse(resumeData);
-  if (!parsed.success) {
-    const unknown = unknownTopLevelFields(schema, resumeData);
-    throw new AgentError('INVALID_RESUME_DATA', `The answer does not match what the tool asked for${alsoUnknown(unknown, 'it did not ask for')}.`, [...parsed.error.issues, ...unknown]);
-  }
-  const dropped = droppedFields(resumeData, parsed.data);
-  if (dropped.length > 0) throw new AgentError('INVALID_RESUME_DATA', `The answer has fields the tool did not ask for: ${fieldPaths(dropped).join(', ')}.`, dropped);
-  const problem = answerProblem(parsed.data);
+  const parsed = parseEveryField(tool.resumeSchema ?? z.unknown(), resumeData, 'INVALID_RESUME_DATA', {
+    invalid: 'The answer does not match what the tool asked for',
+    unknown: 'fields it did not ask for',
+    dropped: 'The answer has fields the tool did not ask for',
+  });
+  const problem = answerProblem(parsed);
   if (problem) throw new AgentError('INVALID_RESUME_DATA', problem);
-  return parsed.data;
+  return parsed;
 }
 
-/** ` (fields it does not take: $.ammount)`, or nothing. */
-function alsoUnknown(issues: ReturnType<typeof unknownTopLevelFields>, what: string): string {
-  return issues.length > 0 ? ` (fields ${what}: ${fieldPaths(issues).join(', ')})` : '';
+/**
+ * `value` parsed by `schema`, refused as `code` when the parse fails or when it left out a field the
+ * sender wrote; the fields are named in the message (`words`) and as `unrecognized_keys` issues.
+ * @throws AgentError `code`, details: zod's issues
+ */
+function parseEveryField(schema: z.ZodType, value: unknown, code: 'INVALID_ARGS' | 'INVALID_RESUME_DATA', words: { invalid: string; unknown: string; dropped: string }): unknown {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    const unknown = unknownTopLevelFields(schema, value);
+    const named = unknown.length > 0 ? ` (${words.unknown}: ${fieldPaths(unknown).join(', ')})` : '';
+    throw new AgentError(code, `${words.invalid}${named}.`, [...parsed.error.issues, ...unknown]);
+  }
+  const dropped = droppedFields(value, parsed.data);
+  if (dropped.length > 0) throw new AgentError(code, `${words.dropped}: ${fieldPaths(dropped).join(', ')}.`, dropped);
+  return parsed.data;
 }

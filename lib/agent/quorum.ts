@@ -62,8 +62,8 @@ export async function castQuorumVote(store: AgentStore, row: PendingCall, actor:
     decisionId: randomUUID(),
     event: voteChunk(row, []),
   });
+  // castVote takes only a vote that leaves the call short, so a recorded vote is always "counted".
   if (voted) {
-    if (voted.approvals >= voted.quorum) return { outcome: 'complete' };
     return { outcome: 'counted', approvals: voted.approvals, quorum: voted.quorum, approvedBy: voted.approvedBy, chunk: voteChunk(row, voted.approvedBy) };
   }
   // Nothing recorded: the row as read says why (or it changed since, and the caller reads it again).

@@ -135,13 +135,12 @@ export async function castVote(db: PrismaClient, input: Parameters<AgentStore['c
         AND (p.assigned_to_role IS NULL OR p.assigned_to_role = ${actor.role})
       RETURNING p.id, p.run_id, p.tool_call_id, p.tool_name, p.fingerprint, p.args, p.quorum, p.approved_by
     ),
-    counted AS (SELECT * FROM vote v WHERE cardinality(v.approved_by) < v.quorum),
     -- A vote is a link of the audit hash chain too, built as the claim builds a decision's link.
     stamp AS (SELECT now()::timestamptz(3) AS at),
     link AS (
       SELECT encode(sha256(convert_to(countersign_decision_content(${input.decisionId}, v.id, v.run_id, v.tool_call_id, v.tool_name,
         'vote', true, NULL::text, ${actor.id}, ${actor.role}, v.fingerprint, NULL::text, ${decisionDataHash({ editedArgs: null, resumeData: null })}, stamp.at), 'UTF8')), 'hex') AS content_hash
-      FROM counted v CROSS JOIN stamp
+      FROM vote v CROSS JOIN stamp
     ),
     ${nextChainLink},
     record AS (
@@ -149,13 +148,13 @@ export async function castVote(db: PrismaClient, input: Parameters<AgentStore['c
         created_at, tool_name, chain_seq, content_hash, prev_hash, hash)
       SELECT ${input.decisionId}, v.id, v.run_id, v.tool_call_id, 'vote', true, NULL, ${actor.id}, ${actor.role}, v.fingerprint, v.args,
         stamp.at, v.tool_name, head.seq, head.content_hash, head.prev_hash, head.hash
-      FROM counted v CROSS JOIN stamp LEFT JOIN head ON true
+      FROM vote v CROSS JOIN stamp LEFT JOIN head ON true
     ),
     events AS (
       INSERT INTO run_events (run_id, chunk)
       SELECT ${input.rootRunId}, jsonb_set(jsonb_set(${jsonb(input.event)}, '{payload,approvals}', to_jsonb(cardinality(v.approved_by))),
         '{payload,approvedBy}', to_jsonb(v.approved_by))
-      FROM vote v WHERE cardinality(v.approved_by) < v.quorum
+      FROM vote v
     )
     SELECT cardinality(approved_by) AS approvals, quorum, approved_by AS "approvedBy" FROM vote`);
   const [row] = rows;

@@ -1,5 +1,5 @@
 import { requireActor } from '@/lib/auth/session';
-import { ApiError, invalidRequestMessage, withErrors } from '@/lib/http/errors';
+import { parseValue, withErrors } from '@/lib/http/errors';
 import { deliveriesQuerySchema, listWebhookDeliveries } from '@/lib/webhooks/endpoints';
 import { otherMethods } from '@/lib/http/methods';
 
@@ -10,9 +10,7 @@ import { otherMethods } from '@/lib/http/methods';
  */
 export const GET = withErrors(async (request: Request) => {
   await requireActor(request, ['admin']);
-  const parsed = deliveriesQuerySchema.safeParse(Object.fromEntries(new URL(request.url).searchParams));
-  if (!parsed.success) throw new ApiError(400, 'BAD_REQUEST', invalidRequestMessage(parsed.error), parsed.error.issues);
-  return Response.json(await listWebhookDeliveries(parsed.data));
+  return Response.json(await listWebhookDeliveries(parseValue(Object.fromEntries(new URL(request.url).searchParams), deliveriesQuerySchema)));
 });
 
 export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods('GET');
