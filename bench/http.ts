@@ -84,6 +84,8 @@ export function buildApp(options: { databaseUrl: string; force: boolean; log: st
 /** A running `next start`. */
 export interface AppServer {
   url: string;
+  /** the `next start` process */
+  pid: number;
   stop: () => Promise<void>;
 }
 
@@ -107,7 +109,7 @@ export async function startApp(options: { databaseUrl: string; port: number; log
   const deadline = Date.now() + 60_000;
   for (;;) {
     try {
-      if ((await fetch(`${url}/api/health`)).ok) return { url, stop };
+      if ((await fetch(`${url}/api/health`)).ok) return { url, pid: child.pid!, stop };
     } catch {
       // not up yet
     }
@@ -232,8 +234,9 @@ export function httpInstance(baseUrl: string, cookie: string): RuntimeInstance {
  * of their own (created here), so concurrent clients are different people, as in production.
  *
  * @param options.clients how many signed-in clients to prepare
+ * @param options.serverPid the server's pid, so its CPU can be read (bench/cpu.ts)
  */
-export async function createHttpSystem(options: { baseUrl: string; databaseUrl: string; clients: number }): Promise<BenchSystem> {
+export async function createHttpSystem(options: { baseUrl: string; databaseUrl: string; clients: number; serverPid?: number }): Promise<BenchSystem> {
   await createBenchUsers(options.databaseUrl, options.clients);
   const cookies = [await signIn(options.baseUrl, ACCOUNTS.ada)];
   for (let i = 1; i < options.clients; i++) cookies.push(await signIn(options.baseUrl, `bench-client-${i}@example.com`));
@@ -243,6 +246,7 @@ export async function createHttpSystem(options: { baseUrl: string; databaseUrl: 
   return {
     name: 'http',
     client: (index) => clients[index % clients.length],
+    serverPid: options.serverPid,
     executions: outboxExecutions(db),
     close: () => db.end(),
   };

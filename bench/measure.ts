@@ -3,6 +3,7 @@
  * `BenchSystem`): sequential latency samples, and throughput with concurrent clients.
  */
 import { randomUUID } from 'node:crypto';
+import { perDecision, type CpuPerDecision, type CpuSnapshot } from './cpu';
 import type { BenchSystem, Milestone, PausedRun, RuntimeInstance } from './model';
 
 /** Raw samples of one sequential loop (ms, or statements per operation). */
@@ -125,15 +126,21 @@ export interface ThroughputResult {
   errors: number;
   /** first error messages, for the report */
   errorSamples: string[];
+  /** CPU per decision of the decision half, by process (absent in older results) */
+  cpuPerDecision?: CpuPerDecision;
 }
 
 /**
  * `runs` runs are started by `clients` concurrent clients and read until paused; then each client
  * decides the runs it started (an end user may only decide their own), all clients at once, each
  * decision read to the end of its continuation. Afterwards every key's tool executions are
- * counted: a duplicate or a missing execution is reported, never hidden.
+ * counted: a duplicate or a missing execution is reported, never hidden. With `options.cpu`, the
+ * CPU the decision half used is reported per decision, by process (bench/cpu.ts).
  */
-export async function throughput(system: BenchSystem, options: { clients: number; runs: number; label: string }): Promise<ThroughputResult> {
+export async function throughput(
+  system: BenchSystem,
+  options: { clients: number; runs: number; label: string; cpu?: () => CpuSnapshot },
+): Promise<ThroughputResult> {
   const errors: string[] = [];
   const keys = Array.from({ length: options.runs }, (_, i) => `${options.label}-tp-${i}-${randomUUID()}`);
   const pausedBy: PausedRun[][] = Array.from({ length: options.clients }, () => []);
@@ -157,6 +164,7 @@ export async function throughput(system: BenchSystem, options: { clients: number
   const paused = pausedBy.flat();
 
   let decided = 0;
+  const cpuBefore = options.cpu?.();
   const t1 = performance.now();
   await Promise.all(
     pausedBy.map(async (mine, client) => {
@@ -171,6 +179,7 @@ export async function throughput(system: BenchSystem, options: { clients: number
     }),
   );
   const decisionSeconds = (performance.now() - t1) / 1000;
+  const cpuPerDecision = cpuBefore && options.cpu ? perDecision(cpuBefore, options.cpu(), decided) : undefined;
 
   const counts = await system.executions.executions(paused.map((run) => run.key));
   let duplicates = 0;
@@ -188,5 +197,6 @@ export async function throughput(system: BenchSystem, options: { clients: number
     missing,
     errors: errors.length,
     errorSamples: errors.slice(0, 3),
+    ...(cpuPerDecision ? { cpuPerDecision } : {}),
   };
 }

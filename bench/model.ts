@@ -127,6 +127,8 @@ export interface BenchSystem {
   secondary?: RuntimeInstance;
   /** Measured in the latency loops only (no throughput batch): a reference for another column. */
   latencyOnly?: boolean;
+  /** The pid of the server process the clients talk to, when the runtime runs in another process. */
+  serverPid?: number;
   /** Statement counter of the runtime's pg pool, when it runs in this process. */
   sql?: SqlCounter;
   executions: Pick<ExecutionLog, 'executions'> & Partial<Pick<ExecutionLog, 'sqlAtExecute'>>;

@@ -90,8 +90,25 @@ describe('bench report', () => {
     expect(row('SQL statements per approval')?.slice(1, 4)).toEqual(['4.0 / 12.0', '2.0 / 6.0', '0.50×']);
     expect(row('inbox page after 900,000 rows')?.[2]).toBe('5.0 / 5.9');
     expect(table).toContain('60 samples per latency figure (3 interleaved rounds × 20');
-    // Results without the classifier figure (older files) render without its rows.
+    // Results without the classifier figure or CPU per decision (older files) render without their rows.
     expect(row('classify call')).toBeUndefined();
+    expect(row('CPU per decision')).toBeUndefined();
+  });
+
+  it('reports CPU per decision by process, over HTTP the server and its clients apart', () => {
+    const withCpu = (s: SystemReport, cpu: { bench: number; server: number | null; postgres: number | null }[]): SystemReport => ({
+      ...s,
+      throughput: s.throughput.map((batch, i) => ({ ...batch, cpuPerDecision: cpu[i] })),
+    });
+    const systems = {
+      countersign: withCpu(result.systems.countersign, [{ bench: 3, server: null, postgres: 4 }, { bench: 2, server: null, postgres: 5 }, { bench: 4, server: null, postgres: 6 }]),
+      mastra: withCpu(result.systems.mastra, [{ bench: 10, server: null, postgres: 4 }, { bench: 12, server: null, postgres: 6 }, { bench: 11, server: null, postgres: 5 }]),
+      http: withCpu(result.systems.http, [{ bench: 2, server: 9, postgres: 6 }, { bench: 2, server: 8, postgres: 7 }, { bench: 3, server: 10, postgres: 6 }]),
+    };
+    const table = renderReport({ ...result, systems });
+    const row = table.split('\n').find((line) => line.startsWith('| CPU per decision'))?.split(' | ');
+    // Medians per process: Mastra 11 / 5, Countersign 3 / 5; of the sums per round, Countersign 7 (7, 7, 10) ÷ Mastra 16 (14, 18, 16).
+    expect(row?.slice(1)).toEqual(['11.0 / 5.0', '3.0 / 5.0', '0.44×', '9.0 + 2.0 / 6.0', '– |']);
   });
 
   it('takes HTTP\'s overhead over the same agent in process when that was measured', () => {

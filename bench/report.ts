@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import type { ClassifierResult } from './classifier';
 import type { InboxResult } from './inbox';
+import type { CpuPerDecision } from './cpu';
 import type { LatencySamples, ThroughputResult } from './measure';
 import { fmt, fmtRatio, fmtSummary, markdownTable, quantile, summarise, type Summary } from './stats';
 
@@ -99,6 +100,24 @@ export function renderReport(result: BenchResult): string {
   rate(`decisions/s, ${result.config.clients} concurrent clients`, (t) => t.decisionsPerSecond, true);
   rate(`runs paused/s, ${result.config.clients} concurrent clients`, (t) => t.pausedPerSecond, false);
 
+  // CPU per decision (bench/cpu.ts), median over the rounds; absent in results from before it was read.
+  const cpu = (s: SystemReport | undefined, pick: (c: CpuPerDecision) => number | null) => {
+    const values = (s?.throughput ?? []).map((t) => (t.cpuPerDecision ? pick(t.cpuPerDecision) : null)).filter((v): v is number => v !== null);
+    return median(values);
+  };
+  const total = (s: SystemReport | undefined) => cpu(s, (c) => (c.postgres === null ? null : c.bench + (c.server ?? 0) + c.postgres));
+  if ([cs, ma, http].some((s) => total(s) !== null)) {
+    const inProcessCell = (s: SystemReport) => `${fmt(cpu(s, (c) => c.bench))} / ${fmt(cpu(s, (c) => c.postgres))}`;
+    rows.push([
+      'CPU per decision (ms): Node / PostgreSQL; over HTTP, server + clients / PostgreSQL',
+      inProcessCell(ma),
+      inProcessCell(cs),
+      fmtRatio(total(cs), total(ma)),
+      http ? `${fmt(cpu(http, (c) => c.server))} + ${fmt(cpu(http, (c) => c.bench))} / ${fmt(cpu(http, (c) => c.postgres))}` : '–',
+      '–',
+    ]);
+  }
+
   const statements = (label: string, before: (s: LatencySamples) => number[], total: (s: LatencySamples) => number[]) => {
     const cell = (s: SystemReport) => `${fmt(median(before(s.primary)))} / ${fmt(median(total(s.primary)))}`;
     rows.push([label, cell(ma), cell(cs), fmtRatio(median(total(cs.primary)), median(total(ma.primary))), '–', '–']);
@@ -129,7 +148,8 @@ export function renderReport(result: BenchResult): string {
       `${samples} samples per latency figure (${result.config.rounds} interleaved rounds × ${result.config.n}, after ${result.config.warmup} warm-up cycles each); ` +
       `rates: median of ${result.config.rounds} rounds of ${result.config.throughputRuns} runs. ` +
       `Mastra: @mastra/core ${m.versions['@mastra/core']}, @mastra/pg ${m.versions['@mastra/pg']}, @mastra/memory ${m.versions['@mastra/memory']}; ` +
-      `pools of ${result.config.poolSize} connections each.` +
+      `pools of ${result.config.poolSize} connections each. ` +
+      'CPU per decision: the decision half of each throughput batch, from /proc; Node is the bench process (in process the runtime and its clients, one system at a time), PostgreSQL its server and every backend.' +
       (result.systems.app
         ? ' HTTP − in process: the HTTP column minus the same agent (the app\'s ops-agent, scripted model, send-email) run in process on the same database.'
         : ''),

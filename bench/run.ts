@@ -28,6 +28,7 @@ import { startEmbeddedPostgres } from '../lib/db/embedded';
 import { migrate } from '../lib/db/migrate';
 import { seed } from '../lib/demo/seed';
 import { classifierBench } from './classifier';
+import { cpuSampler, postmasterPid } from './cpu';
 import { createCountersignSystem } from './countersign';
 import { createAppAgentSystem } from './app-agent';
 import { buildApp, createHttpSystem, startApp } from './http';
@@ -62,6 +63,7 @@ const INBOX_ROWS = positive('inbox-rows');
 const POOL_SIZE = 10;
 const PEER_DIR = path.resolve('bench/peer');
 const WORK_DIR = path.resolve('.data/bench');
+const PG_DIR = path.resolve('.data/pg-bench');
 
 function positive(name: keyof typeof options): number {
   const value = Number(options[name]);
@@ -140,13 +142,15 @@ async function main() {
   // One PostgreSQL server, one database per system.
   const server = process.env.BENCH_DATABASE_URL
     ? { url: process.env.BENCH_DATABASE_URL, stop: async () => {} }
-    : await startEmbeddedPostgres({ dir: '.data/pg-bench', port: Number(process.env.BENCH_PG_PORT ?? 54359) });
+    : await startEmbeddedPostgres({ dir: PG_DIR, port: Number(process.env.BENCH_PG_PORT ?? 54359) });
   cleanups.push(server.stop);
   const urlOf = (database: string) => {
     const url = new URL(server.url);
     url.pathname = `/${database}`;
     return url.toString();
   };
+  // Its CPU is read from /proc only when it is the embedded server, on this machine.
+  const postgresPid = process.env.BENCH_DATABASE_URL ? null : postmasterPid(PG_DIR);
   const admin = new pg.Client({ connectionString: urlOf('postgres') });
   await admin.connect();
   const postgresVersion = (await admin.query<{ server_version: string }>('SHOW server_version')).rows[0].server_version;
@@ -178,7 +182,7 @@ async function main() {
     });
     if (profileDir) log(`CPU profiles of the HTTP server go to ${profileDir} when it stops`);
     cleanups.push(app.stop);
-    http = await createHttpSystem({ baseUrl: app.url, databaseUrl: httpUrl, clients: CLIENTS });
+    http = await createHttpSystem({ baseUrl: app.url, databaseUrl: httpUrl, clients: CLIENTS, serverPid: app.pid });
     cleanups.push(http.close);
     // The same agent, model, tool and database in this process: what HTTP adds is the difference.
     appAgent = await createAppAgentSystem(httpUrl);
@@ -208,7 +212,8 @@ async function main() {
       if (system.secondary) {
         mergeSamples(into.secondary, await latencyLoop(system, { count: N, warmup: WARMUP, decider: system.secondary, label: `${label}-b` }));
       }
-      const batch = system.latencyOnly ? undefined : await throughput(system, { clients: CLIENTS, runs: THROUGHPUT_RUNS, label });
+      const cpu = cpuSampler({ serverPid: system.serverPid, postgresPid });
+      const batch = system.latencyOnly ? undefined : await throughput(system, { clients: CLIENTS, runs: THROUGHPUT_RUNS, label, cpu });
       if (batch) into.throughput.push(batch);
       log(
         `round ${round}/${ROUNDS} ${system.name.padEnd(11)} ` +
