@@ -76,6 +76,7 @@ const hidesValues = (sensitive: Tool['sensitive']) => sensitive === true || (Arr
  * fields the tool marks sensitive are masked in the subject and the body (the inbox, behind sign-in,
  * shows them): the tool's `describe` sees the mask in their place, never the value.
  *
+ * @param to the recipients: the mail goes to them as Bcc, so none sees the others' addresses
  * @param tool the call's tool (undefined when the app no longer has it: the generic line is used)
  */
 export function reviewMail(call: CallRow, kind: ReviewEvent['kind'], to: string[], tool: Tool | undefined): Mail {
@@ -106,14 +107,15 @@ export function reviewMail(call: CallRow, kind: ReviewEvent['kind'], to: string[
     `Open it in the inbox: ${link}`,
   ];
   if (sensitive) lines.push('', `Values the tool marks sensitive are hidden here (${MASK}); the inbox shows them.`);
-  return { to, subject: `${kind === 'overdue' ? 'Overdue' : 'Approval needed'}: ${what}`, text: `${lines.join('\n')}\n` };
+  return { bcc: to, subject: `${kind === 'overdue' ? 'Overdue' : 'Approval needed'}: ${what}`, text: `${lines.join('\n')}\n` };
 }
 
 /** A claim to send that is this old and still unsent belongs to a sender that died: another may take it over. */
 export const CLAIM_STALE_MS = 120_000;
 
 /**
- * Emails the people who may decide a call: for `needs-review`, and for `overdue` of a call without
+ * Emails the people who may decide a call, as one message to all of them as Bcc (none sees the
+ * others' addresses; `to` in the outcome lists them): for `needs-review`, and for `overdue` of a call without
  * a deadline, every reviewer except the requester (who may not decide it); for `overdue` of a call
  * its deadline escalated, every admin except the requester (only they may decide it now). An
  * `overdue` about a call whose deadline declines it, or whose escalation is still ahead, sends

@@ -1,4 +1,3 @@
-import type { ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from '../../lib/agent/agent';
 import type { NewPendingCall } from '../../lib/agent/store';
@@ -12,11 +11,12 @@ import { policyText } from '../../components/ui/describe';
 import { createPrismaClient } from '../../lib/store/db';
 import { PrismaAgentStore } from '../../lib/store/prisma-store';
 import { collect, databaseUrl, newThreadId } from '../support/harness';
-import { startSmtpReceiver, type SmtpReceiver } from '../support/smtp';
+import { startSmtpReceiver, type ReceivedMail, type SmtpReceiver } from '../support/smtp';
 
 /*
  * Reviewer email, end to end below the HTTP layer: the store's after-pause hook names the new
- * calls, notifyReviewers sends one mail per (call, kind) over real SMTP (smtp-server), masks the
+ * calls, notifyReviewers sends one mail per (call, kind) over real SMTP (smtp-server), to the
+ * reviewers as Bcc (none sees the others' addresses), masks the
  * values a tool marks sensitive, releases its claim when the server is down, and keeps mail in the
  * dev mailbox without SMTP_URL.
  */
@@ -24,7 +24,7 @@ import { startSmtpReceiver, type SmtpReceiver } from '../support/smtp';
 let db: PrismaClient;
 let agent: Agent;
 const paused: NewPendingCall[] = [];
-let received: ParsedMail[] = [];
+let received: ReceivedMail[] = [];
 let smtp: SmtpReceiver;
 let smtpPort: number;
 const saved = { SMTP_URL: process.env.SMTP_URL, APP_URL: process.env.APP_URL };
@@ -86,8 +86,13 @@ describe('reviewer email', () => {
     expect(await notifyReviewers({ kind: 'needs-review', pendingCallId: id }, { db, tool })).toEqual({ status: 'duplicate' });
     await expect.poll(() => received.length).toBe(before + 1);
     const mail = received.at(-1)!;
-    const to = (Array.isArray(mail.to) ? mail.to : [mail.to]).flatMap((address) => address?.value.map((value) => value.address) ?? []);
-    expect(to.sort()).toEqual(['rita@example.com', 'sam@example.com']);
+    // One message, delivered to each reviewer (the envelope's recipients)...
+    expect([...mail.envelopeTo].sort()).toEqual(['rita@example.com', 'sam@example.com']);
+    // ...as Bcc: no header of the message a reviewer gets names any reviewer, the To is a neutral group.
+    const headers = mail.headerLines.map((header) => header.line).join('\n');
+    expect(headers).not.toMatch(/rita@|sam@/);
+    expect(mail.headers.has('bcc')).toBe(false);
+    expect(mail.headerLines.find((header) => header.key === 'to')?.line).toMatch(/^To: "?undisclosed-recipients"?:;$/);
     await db.user.delete({ where: { id: gone.id } });
     // In the tool's own words, with the masked amount in place of the value.
     expect(mail.subject).toBe('Approval needed: Refunds ••• on order ord-1042');
@@ -125,7 +130,9 @@ describe('reviewer email', () => {
     const kept = await notifyReviewers({ kind: 'needs-review', pendingCallId: id }, { db, tool });
     expect(kept).toMatchObject({ status: 'sent', via: 'dev-mailbox' });
     const [mail] = await db.devMail.findMany({ orderBy: { createdAt: 'desc' }, take: 1 });
-    expect(mail.to.sort()).toEqual(['rita@example.com', 'sam@example.com']);
+    // Kept as it would have been sent: the reviewers in its Bcc list, none in its To.
+    expect(mail.bcc.sort()).toEqual(['rita@example.com', 'sam@example.com']);
+    expect(mail.to).toEqual([]);
     // The amount is masked; the call's link is left out of the search (a random id may hold "333").
     expect(mail.text).toContain('amount: •••');
     expect(mail.text.replace(/\?call=\S+/g, '')).not.toMatch(/333/);

@@ -2,11 +2,14 @@ import type { AddressInfo } from 'node:net';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 
+/** A received message, parsed, with the SMTP envelope's recipients (RCPT TO: Bcc ones included). */
+export type ReceivedMail = ParsedMail & { envelopeTo: string[] };
+
 /** A real SMTP server on 127.0.0.1 that keeps every message it receives, parsed. */
 export interface SmtpReceiver {
   port: number;
   /** The messages received so far, oldest first (the array grows as mail arrives). */
-  received: ParsedMail[];
+  received: ReceivedMail[];
   close: () => Promise<void>;
 }
 
@@ -15,13 +18,14 @@ export interface SmtpReceiver {
  * check what the app mails: point SMTP_URL at `smtp://127.0.0.1:<port>`.
  */
 export async function startSmtpReceiver(): Promise<SmtpReceiver> {
-  const received: ParsedMail[] = [];
+  const received: ReceivedMail[] = [];
   const smtp = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
-    onData(stream, _session, callback) {
+    onData(stream, session, callback) {
+      const envelopeTo = session.envelope.rcptTo.map((rcpt) => rcpt.address);
       simpleParser(stream).then((mail) => {
-        received.push(mail);
+        received.push(Object.assign(mail, { envelopeTo }));
         callback();
       }, callback);
     },

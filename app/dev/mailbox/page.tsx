@@ -11,7 +11,7 @@ export const metadata: Metadata = { title: 'Dev mailbox' };
 
 /**
  * Mail the app would have sent, kept while SMTP_URL is unset (local development): the newest 50,
- * for admins. With SMTP_URL set, mail goes to the mail server and this page says so.
+ * for admins, each with its To and its Bcc list (reviewer mail goes to all of them as Bcc). With SMTP_URL set, mail goes to the mail server and this page says so.
  */
 export default async function DevMailboxPage() {
   const admin = await requirePageActor(['admin']);
@@ -40,7 +40,8 @@ export default async function DevMailboxPage() {
                 <article aria-label={mail.subject}>
                   <h2 className="text-sm font-semibold break-words">{mail.subject}</h2>
                   <p className="text-xs break-words text-muted-foreground">
-                    To {mail.to.join(', ')} · from {mail.from} · <LocalTime iso={mail.createdAt.toISOString()} />
+                    To {mail.to.length > 0 ? mail.to.join(', ') : 'undisclosed recipients'}
+                    {mail.bcc.length > 0 ? ` · Bcc ${mail.bcc.join(', ')}` : ''} · from {mail.from} · <LocalTime iso={mail.createdAt.toISOString()} />
                   </p>
                   <pre className="mt-2 text-xs break-words whitespace-pre-wrap">{mail.text}</pre>
                 </article>
