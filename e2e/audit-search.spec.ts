@@ -124,6 +124,21 @@ test.describe('audit search', () => {
     await expect(page.getByTestId('audit-filters-error')).toBeVisible();
     // Only the unreadable filter is left out: the person filter still applies.
     await expect(rows).toHaveCount(2);
+    // Dates the wrong way round are refused, not answered "no decisions": the page says so, the API answers 400.
+    for (const [url, error, empty] of [
+      [`/audit?person=${encodeURIComponent(`Quinn ${tag}`)}&from=2026-12-01&to=2026-11-30`, 'audit-range-error', 'audit-empty'],
+      ['/audit/actions?from=2026-12-01&to=2026-11-30', 'actions-range-error', 'actions-empty'],
+    ] as const) {
+      await page.goto(url);
+      await expect(page.getByTestId(error), url).toHaveText(/from \(2026-12-01\) is after until \(2026-11-30\)/);
+      await expect(page.getByTestId(empty), url).toHaveCount(0);
+    }
+    await expect(rows).toHaveCount(0);
+    for (const url of ['/api/audit?from=2026-12-01&to=2026-11-30', '/api/audit/actions?from=2026-12-01&to=2026-11-30']) {
+      const reversed = await alex.request.get(url);
+      expect(reversed.status(), url).toBe(400);
+      expect((await reversed.json()).error, url).toMatchObject({ code: 'BAD_REQUEST', message: 'The request is not valid: from: must not be after to (the range starts after it ends).' });
+    }
 
     // A NUL (%00) in a link, which PostgreSQL cannot store in text, is an unreadable filter too: the
     // page says so and shows the rest, instead of failing.

@@ -43,6 +43,7 @@ export function AdminActionsView({
   nextCursor,
   filters,
   filterError,
+  rangeError = null,
   people,
   viewer,
 }: {
@@ -50,6 +51,8 @@ export function AdminActionsView({
   nextCursor: string | null;
   filters: AdminActionFilters;
   filterError: string | null;
+  /** The link's dates are the wrong way round: said instead of the (empty) list. */
+  rangeError?: string | null;
   people: People;
   viewer: Viewer;
 }) {
@@ -110,8 +113,13 @@ export function AdminActionsView({
               {filterError}
             </p>
           ) : null}
+          {rangeError ? (
+            <p role="alert" className="text-sm text-destructive" data-testid="actions-range-error">
+              {rangeError}
+            </p>
+          ) : null}
         </div>
-        {entries.length === 0 ? (
+        {rangeError ? null : entries.length === 0 ? (
           <p data-testid="actions-empty" className="p-8 text-center text-sm text-muted-foreground">
             No admin actions match these filters.
           </p>

@@ -27,6 +27,8 @@ export interface AuditViewProps {
   filters: InboxFilterValues & { actorId: string };
   /** A filter in the URL that could not be read: shown, and left out. */
   filterError: string | null;
+  /** The link's dates are the wrong way round (from after until): said instead of the (empty) list. */
+  rangeError?: string | null;
   options: { agents: string[]; tools: string[] };
   people: People;
   viewer: Viewer;
@@ -50,7 +52,7 @@ function threadHref(entry: AuditEntry): string {
  * the arguments before and after an edit, links to the thread, and the whole filtered log as CSV.
  * Below 768 px the table becomes a list of the same expandable entries.
  */
-export function AuditView({ entries, nextCursor, filters, filterError, options, people, viewer, model }: AuditViewProps) {
+export function AuditView({ entries, nextCursor, filters, filterError, rangeError = null, options, people, viewer, model }: AuditViewProps) {
   const [open, setOpen] = useState<string | null>(null);
   const baseId = useId();
   const query = new URLSearchParams(Object.entries(filters).filter(([, value]) => value));
@@ -101,8 +103,13 @@ export function AuditView({ entries, nextCursor, filters, filterError, options, 
               {filterError}
             </p>
           ) : null}
+          {rangeError ? (
+            <p role="alert" className="text-sm text-destructive" data-testid="audit-range-error">
+              {rangeError}
+            </p>
+          ) : null}
         </div>
-        {entries.length === 0 ? (
+        {rangeError ? null : entries.length === 0 ? (
           <p data-testid="audit-empty" className="p-8 text-center text-sm text-muted-foreground">
             No decisions match these filters.
           </p>

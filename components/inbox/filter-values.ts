@@ -57,6 +57,16 @@ export function unreadFiltersNote(keys: readonly string[]): string | null {
 }
 
 /**
+ * The note a list page shows instead of its empty list when the link's date range starts after it
+ * ends (the API refuses such a range with 400 BAD_REQUEST), naming both fields as the filters call
+ * them ("from" and "until").
+ * @param from the link's `from`, as typed; `to` its `to`
+ */
+export function reversedRangeNote(from: string, to: string): string {
+  return `The dates are the wrong way round: from (${from}) is after until (${to}), so nothing can match. Swap them to search that range.`;
+}
+
+/**
  * A page's filter values with those its query left out shown empty (the form then offers them
  * blank), for `parseLeavingOut`'s `leftOut`; names that are not filters (a cursor) change nothing.
  */

@@ -8,13 +8,15 @@ import type { EventRow } from './chain';
 import { AUDIT_ACTIONS, type AuditAction } from './events';
 import { eventLine, exportEndLine, type StoredLink } from './export';
 import { EXPORT_PAGE, exportHeaderLine, pagedExportStream } from './stream';
-import { dateBound, peopleMatching } from './queries';
+import { checkDateRange, dateBound, peopleMatching } from './queries';
 
 /**
  * Filters over administrative actions (`audit_events`): who did it (part of their name or email),
  * what (an action, or a group such as `policy`, `user`, `api_key`, `auth`, `settings`, `webhook`), dates.
+ * Each field checked on its own: the page leaves out what it cannot read, then checks the range
+ * (rangeReversed); the API uses adminActionsQuerySchema.
  */
-export const adminActionsQuerySchema = z.object({
+export const adminActionsQueryFieldsSchema = z.object({
   /** Who did it: part of their name or email. */
   actor: queryText(200)
     .transform((value) => value.trim() || undefined)
@@ -31,6 +33,9 @@ export const adminActionsQuerySchema = z.object({
   /** `jsonl`: every matching action as JSON Lines with the hash chain (no cap; `limit`/`cursor` ignored). */
   format: z.enum(['json', 'jsonl']).default('json'),
 });
+
+/** `GET /api/audit/actions`'s query: its fields, and a date range that does not start after it ends (checkDateRange). */
+export const adminActionsQuerySchema = adminActionsQueryFieldsSchema.superRefine(checkDateRange);
 export type AdminActionsQuery = z.infer<typeof adminActionsQuerySchema>;
 
 /** One administrative action as the audit shows it. */

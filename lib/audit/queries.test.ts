@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { auditCsv, dateBound, type ChainedAuditEntry } from './queries';
+import { toErrorResponse } from '@/lib/http/errors';
+import { reversedRangeNote } from '@/components/inbox/filter-values';
+import { adminActionsQuerySchema } from './admin-actions';
+import { auditCsv, auditQuerySchema, dateBound, type ChainedAuditEntry } from './queries';
 
 const entry: ChainedAuditEntry = {
   id: 'dec-1',
@@ -130,5 +133,54 @@ describe('date filters', () => {
       expect(from.safeParse(text).success, text).toBe(false);
       expect(to.safeParse(text).success, text).toBe(false);
     }
+  });
+});
+
+describe('a date range that starts after it ends', () => {
+  /** The answer the API routes give for a query that fails (withErrors maps the thrown ZodError). */
+  const answer = async (parse: () => unknown) => {
+    try {
+      parse();
+    } catch (error) {
+      const response = toErrorResponse(error);
+      return { status: response.status, body: (await response.json()) as { error: { code: string; message: string; details: { path: string[] }[] } } };
+    }
+    return null;
+  };
+
+  it('is refused by both audit queries as 400 BAD_REQUEST, its message naming from and to', async () => {
+    for (const schema of [auditQuerySchema, adminActionsQuerySchema]) {
+      for (const range of [
+        { from: '2026-12-01', to: '2026-11-30' },
+        { from: '2026-11-30T12:00:00Z', to: '2026-11-30T11:59:59.999Z' },
+        { from: '2026-12-01', to: '2026-11-30T23:59:59Z' },
+      ]) {
+        const refused = await answer(() => schema.parse(range));
+        expect(refused, JSON.stringify(range)).toEqual({
+          status: 400,
+          body: { error: { code: 'BAD_REQUEST', message: 'The request is not valid: from: must not be after to (the range starts after it ends).', details: [expect.objectContaining({ path: ['from'] })] } },
+        });
+      }
+    }
+  });
+
+  it('one day, one instant, or one bound alone is a range in order', () => {
+    for (const range of [
+      { from: '2026-11-30', to: '2026-11-30' },
+      { from: '2026-11-30T12:00:00Z', to: '2026-11-30T12:00:00Z' },
+      { from: '2026-11-30T23:59:59Z', to: '2026-11-30' },
+      { from: '2026-12-01' },
+      { to: '2020-01-01' },
+      { from: '', to: '2020-01-01' },
+    ]) {
+      expect(auditQuerySchema.safeParse(range).success, JSON.stringify(range)).toBe(true);
+      expect(adminActionsQuerySchema.safeParse(range).success, JSON.stringify(range)).toBe(true);
+    }
+  });
+
+  it('the pages say so with both dates, in the filters\' words', () => {
+    expect(reversedRangeNote('2026-12-01', '2026-11-30')).toBe(
+      'The dates are the wrong way round: from (2026-12-01) is after until (2026-11-30), so nothing can match. Swap them to search that range.',
+    );
   });
 });

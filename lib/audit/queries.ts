@@ -70,13 +70,38 @@ export const decisionFiltersSchema = z.object({
   to: dateBound(true),
 });
 
-export const auditQuerySchema = decisionFiltersSchema.extend({
+/**
+ * Whether a date range starts after it ends (`from` later than the end `to` names), so that it
+ * could match nothing. The bounds as dateBound reads them: `to` is already the exclusive end, so
+ * `from=2026-11-30&to=2026-11-30` (that whole day) is in order and `from=2026-12-01&to=2026-11-30` is not.
+ */
+export function rangeReversed(range: { from?: Date; to?: Date }): boolean {
+  return range.from !== undefined && range.to !== undefined && range.from.getTime() >= range.to.getTime();
+}
+
+/**
+ * The zod check of a query with `from` and `to` (dateBound) refusing a range that starts after it
+ * ends: one issue on `from` whose message names both fields, which the API answers as 400
+ * BAD_REQUEST ("The request is not valid: from: must not be after to (the range starts after it ends).").
+ */
+export function checkDateRange(range: { from?: Date; to?: Date }, ctx: z.RefinementCtx): void {
+  if (rangeReversed(range)) ctx.addIssue({ code: 'custom', path: ['from'], message: 'must not be after to (the range starts after it ends)' });
+}
+
+/**
+ * The audit query's fields, each checked on its own (no check across fields): for pages that leave
+ * out what they cannot read (parseLeavingOut) and then check the range themselves (rangeReversed).
+ */
+export const auditQueryFieldsSchema = decisionFiltersSchema.extend({
   limit: z.coerce.number().int().min(1).max(500).default(100),
   /** Opaque keyset cursor from a previous page's `nextCursor`. */
   cursor: queryText(200).optional(),
   /** `csv` and `jsonl` (JSON Lines): the whole filtered log as a streamed download with the hash chain. */
   format: z.enum(['json', 'csv', 'jsonl']).default('json'),
 });
+
+/** `GET /api/audit`'s query: its fields, and a date range that does not start after it ends (checkDateRange). */
+export const auditQuerySchema = auditQueryFieldsSchema.superRefine(checkDateRange);
 export type DecisionFilters = z.infer<typeof decisionFiltersSchema>;
 export type AuditQuery = z.infer<typeof auditQuerySchema>;
 

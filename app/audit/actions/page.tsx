@@ -1,8 +1,9 @@
 import type { Metadata } from 'next';
 import { AdminActionsView } from '@/components/audit/admin-actions-view';
-import { unreadFiltersNote, withoutUnread } from '@/components/inbox/filter-values';
+import { reversedRangeNote, unreadFiltersNote, withoutUnread } from '@/components/inbox/filter-values';
 import { displayNames, requirePageActor } from '@/lib/auth/session';
-import { adminActionsQuerySchema, listAdminActions } from '@/lib/audit/admin-actions';
+import { adminActionsQueryFieldsSchema, listAdminActions } from '@/lib/audit/admin-actions';
+import { rangeReversed } from '@/lib/audit/queries';
 import { peopleInAction } from '@/lib/audit/describe-action';
 import { parseLeavingOut } from '@/lib/http/query';
 
@@ -16,9 +17,11 @@ export default async function AdminActionsPage({ searchParams }: { searchParams:
   const filters = { actor: text('actor'), action: text('action'), from: text('from'), to: text('to') };
   const cursor = text('cursor') || undefined;
   // Filters that cannot be read (a bad date, a NUL) are left out and shown empty.
-  const { data: query, leftOut } = parseLeavingOut(adminActionsQuerySchema, { ...Object.fromEntries(Object.entries(filters).filter(([, value]) => value)), cursor });
+  const { data: query, leftOut } = parseLeavingOut(adminActionsQueryFieldsSchema, { ...Object.fromEntries(Object.entries(filters).filter(([, value]) => value)), cursor });
+  // A range that starts after it ends is refused (as the API refuses it), not answered as an empty list.
+  const rangeError = rangeReversed(query) ? reversedRangeNote(filters.from, filters.to) : null;
   // A cursor that is not ours (edited URL) shows the newest page instead of an error page.
-  const page = await listAdminActions(query).catch(() => listAdminActions({ ...query, cursor: undefined }));
+  const page = rangeError ? { entries: [], nextCursor: null } : await listAdminActions(query).catch(() => listAdminActions({ ...query, cursor: undefined }));
   const entries = page.entries.map(({ chained: _chained, ...entry }) => entry);
   const people = await displayNames([admin.id, ...entries.flatMap(peopleInAction)]);
   return (
@@ -27,6 +30,7 @@ export default async function AdminActionsPage({ searchParams }: { searchParams:
       nextCursor={page.nextCursor}
       filters={withoutUnread(filters, leftOut)}
       filterError={unreadFiltersNote(leftOut)}
+      rangeError={rangeError}
       people={people}
       viewer={{ id: admin.id, name: admin.name, role: admin.role }}
     />

@@ -2,7 +2,7 @@ import type { Metadata } from 'next';
 import { DoneView } from '@/components/inbox/done-view';
 import { filterValues, unreadFiltersNote, withoutUnread, type InboxFilterValues } from '@/components/inbox/filter-values';
 import { InboxView } from '@/components/inbox/inbox-view';
-import { auditQuerySchema, listAudit } from '@/lib/audit/queries';
+import { auditQueryFieldsSchema, listAudit } from '@/lib/audit/queries';
 import { displayNames, requirePageActor } from '@/lib/auth/session';
 import { parseLeavingOut } from '@/lib/http/query';
 import { filterOptions } from '@/lib/inbox/filter-options';
@@ -29,7 +29,7 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
   const options = filterOptions();
 
   if (params.view === 'done') {
-    const { data: query, leftOut } = parseLeavingOut(auditQuerySchema, { ...setFilters(filters, ['toolName', 'agentId', 'requester', 'person', 'kind', 'from', 'to']), limit: 50, cursor });
+    const { data: query, leftOut } = parseLeavingOut(auditQueryFieldsSchema, { ...setFilters(filters, ['toolName', 'agentId', 'requester', 'person', 'kind', 'from', 'to']), limit: 50, cursor });
     // A cursor that is not ours (edited URL) shows the newest page instead of an error page.
     const { entries, nextCursor } = await listAudit(query).catch(() => listAudit({ ...query, cursor: undefined }));
     const people = await displayNames([reviewer.id, ...entries.flatMap((entry) => [entry.actorId, entry.requester])]);
