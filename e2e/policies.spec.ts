@@ -74,6 +74,13 @@ test.describe('approval policies as data', () => {
     expect(after).toMatchObject({ version: before.version + 1, changedBy: 'admin-alex' });
     expect(after.changes[0]).toMatchObject({ version: before.version + 1, changedBy: 'admin-alex', note: 'only large refunds' });
     expect(after.changes[0].previous.map((rule: { id: string }) => rule.id)).toEqual(demoRules.map((rule) => rule.id));
+    // The same rules again (Save clicked twice) change nothing: the version in force, no new version.
+    const again = await admin.request.put('/api/policies', { data: { rules: demoRules.slice(0, 1), baseVersion: before.version + 1, note: 'twice' } });
+    expect(again.status()).toBe(200);
+    expect(await again.json()).toMatchObject({ version: before.version + 1, changed: false });
+    const still = await (await admin.request.get('/api/policies')).json();
+    expect(still.version).toBe(before.version + 1);
+    expect(still.changes[0]).toMatchObject({ version: before.version + 1, note: 'only large refunds' });
 
     // An edit based on the version before is refused: someone saved since.
     const stale = await admin.request.put('/api/policies', { data: { rules: [], baseVersion: before.version } });
@@ -112,6 +119,10 @@ test.describe('approval policies as data', () => {
     await editor.getByTestId('save-policies').click();
     await expect(editor.getByText(/Saved as version \d+/)).toBeVisible();
     const savedVersion = Number((await editor.getByText(/Saved as version \d+/).textContent())!.match(/version (\d+)/)![1]);
+    // Save again without a change: the editor says nothing changed, and no version is added.
+    await editor.getByTestId('save-policies').click();
+    await expect(editor.getByText(`Nothing changed: these are the rules of version ${savedVersion}, still in force. No new version was saved.`)).toBeVisible();
+    await expect(editor.getByTestId('policy-version')).toHaveText(`Version ${savedVersion} in force`);
     await expect(editor.getByTestId('policy-change').first()).toContainText('added VIP look-ups');
     await editor.setViewportSize(MOBILE);
     await screenshotBoth(editor, 'policies');

@@ -33,7 +33,8 @@ export interface PolicyChangeView {
  * The admins' editor of the ordered approval rules: each rule matches agent and tool by glob, may
  * have a CEL condition (with history totals) and says what follows — allow, require approval (who
  * decides, optional deadline) or ask the classifier. Validated here with the same schema the server
- * uses; saving stores a new version (the list of versions is below).
+ * uses; saving stores a new version (the list of versions is below), and saving the rules already
+ * in force says nothing changed.
  */
 export function PolicyEditor({
   initial,
@@ -96,15 +97,20 @@ export function PolicyEditor({
     setInvalid(null);
     setIssues({});
     setSaving(true);
-    const outcome = await sendJson<{ version: number }>('/api/policies', { method: 'PUT', body: { rules, baseVersion: version, ...(note.trim() ? { note: note.trim() } : {}) } });
+    const outcome = await sendJson<{ version: number; changed: boolean }>('/api/policies', { method: 'PUT', body: { rules, baseVersion: version, ...(note.trim() ? { note: note.trim() } : {}) } });
     setSaving(false);
     if (!outcome.ok) {
       setError(outcome.error);
       return;
     }
     setVersion(outcome.data.version);
-    setNote('');
     setDirty(false);
+    if (!outcome.data.changed) {
+      // The same rules as those in force: nothing was saved (the note stays for a real change).
+      toast.info(`Nothing changed: these are the rules of version ${outcome.data.version}, still in force. No new version was saved.`);
+      return;
+    }
+    setNote('');
     toast.success(`Saved as version ${outcome.data.version}. New calls follow it; calls already waiting keep their rule.`);
     router.refresh();
   };

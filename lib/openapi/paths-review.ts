@@ -65,10 +65,11 @@ export const reviewPaths: ZodOpenApiPathsObject = {
     },
     put: {
       tags: ['Administration'],
-      summary: 'Replace the rule list (a new version; 409 POLICY_CHANGED when someone saved after baseVersion, 422 UNKNOWN_POLICY_VERSION for a baseVersion not saved yet)',
+      summary:
+        'Replace the rule list (a new version; the rules already in force: no new version, changed false; 409 POLICY_CHANGED when someone saved after baseVersion, 422 UNKNOWN_POLICY_VERSION for a baseVersion not saved yet)',
       ...access(null, 'admins'),
       requestBody: body(putPoliciesSchema),
-      responses: { '200': json(z.object({ version: z.number(), rules: z.array(z.unknown()) }), 'Saved'), ...errors(400, 401, 403, 409, 422) },
+      responses: { '200': json(z.object({ version: z.number(), rules: z.array(z.unknown()), changed: z.boolean().meta({ description: 'false: the rules were already in force, nothing was recorded' }) }), 'Saved, or already in force'), ...errors(400, 401, 403, 409, 422) },
     },
   },
   '/api/inbox/events': {

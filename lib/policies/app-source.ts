@@ -7,7 +7,7 @@ import { resolveModel } from '@/lib/models';
 import { ApiError } from '@/lib/http/errors';
 import { createClassifier } from './classify';
 import type { PolicyRule } from './rules';
-import { PrismaPolicySource, readPolicies, writePolicies } from './store';
+import { PrismaPolicySource, readPolicies, writePolicies, type PolicyWrite } from './store';
 
 const globalForPolicies = globalThis as unknown as { countersignPolicySource?: PrismaPolicySource };
 
@@ -37,20 +37,22 @@ export function appPolicySource(): PrismaPolicySource {
 /**
  * `PUT /api/policies` for an admin: saves the rule list as the next version (writePolicies: the
  * version and its audit entry in one transaction) and drops this server's cached rules at once
- * (other servers drop theirs on the NOTIFY the save sends).
+ * (other servers drop theirs on the NOTIFY the save sends). Rules equal to those in force change
+ * nothing (no version, no audit entry): the answer is the version in force, `changed: false`
+ * (after the `baseVersion` check: based on an older version, such a save is still a 409).
  * @param admin the signed-in admin (recorded as who changed them)
  * @param change the rules, the version they were edited from, and an optional note
- * @returns the new version
- * @throws ApiError 409 POLICY_CHANGED (someone saved after `baseVersion`; details: the version in
- *   force), 422 UNKNOWN_POLICY_VERSION (`baseVersion` is newer than any saved version; details: the
- *   version in force)
+ * @returns the version in force after the save and whether the save made it
+ * @throws ApiError 409 POLICY_CHANGED (someone saved other rules after `baseVersion`; details: the
+ *   version in force), 422 UNKNOWN_POLICY_VERSION (`baseVersion` is newer than any saved version;
+ *   details: the version in force)
  */
 export async function savePolicies(
   admin: { id: string; role: string },
   change: { rules: PolicyRule[]; baseVersion?: number; note?: string },
-): Promise<number> {
-  const version = await writePolicies(prisma(), { rules: change.rules, changedBy: admin.id, changedByRole: admin.role, note: change.note, baseVersion: change.baseVersion });
-  if (version === null) {
+): Promise<PolicyWrite> {
+  const saved = await writePolicies(prisma(), { rules: change.rules, changedBy: admin.id, changedByRole: admin.role, note: change.note, baseVersion: change.baseVersion });
+  if (saved === null) {
     const current = await readPolicies(prisma());
     if (change.baseVersion !== undefined && change.baseVersion > current.version) {
       throw new ApiError(422, 'UNKNOWN_POLICY_VERSION', `There is no version ${change.baseVersion} of the policies yet; the latest is ${current.version}.`, {
@@ -61,6 +63,6 @@ export async function savePolicies(
       version: current.version,
     });
   }
-  appPolicySource().invalidate();
-  return version;
+  if (saved.changed) appPolicySource().invalidate();
+  return saved;
 }

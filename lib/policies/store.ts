@@ -86,6 +86,12 @@ export function summariseRuleChange(before: PolicyRule[], after: PolicyRule[]): 
   };
 }
 
+/** What a save did: the version in force after it, and whether it made that version (`false`: the rules were already in force). */
+export interface PolicyWrite {
+  version: number;
+  changed: boolean;
+}
+
 /**
  * Stores `rules` as the next version (the previous rules kept beside them, the change announced on
  * POLICY_CHANNEL) and records it as a `policy.changed` audit event — the version ids, a summary of
@@ -93,29 +99,46 @@ export function summariseRuleChange(before: PolicyRule[], after: PolicyRule[]): 
  * its audit entry commit together or not at all. With `baseVersion`, the write happens only while
  * that version is still in force.
  *
+ * A save of exactly the rules in force (compared as JSON values; no version yet counts as no rules)
+ * changes nothing: no version, no audit event, no announcement, its note dropped — the answer is the
+ * version in force with `changed: false` (a second click on Save). The `baseVersion` rule comes
+ * first: a save based on another version than the one in force is refused even when its rules are
+ * those in force. Two identical saves without `baseVersion` at once make one version; the other
+ * finds it in force and answers it unchanged.
+ *
  * @param input.changedBy the admin's user id; `changedByRole` their role (default `admin`)
- * @returns the new version, or null when `baseVersion` is no longer the latest (someone else saved)
+ * @returns the version in force and whether this save made it, or null when `baseVersion` is no
+ *   longer the latest (someone else saved) or newer than any saved
  */
 export async function writePolicies(
   db: PrismaClient,
   input: { rules: PolicyRule[]; changedBy: string; changedByRole?: string; note?: string; baseVersion?: number },
-): Promise<number | null> {
+): Promise<PolicyWrite | null> {
+  const rules = JSON.stringify(input.rules);
+  const base = input.baseVersion ?? null;
   try {
     return await db.$transaction(async (tx) => {
-      const rows = await tx.$queryRaw<{ version: number; previous: unknown; previousVersion: number }[]>`
+      const rows = await tx.$queryRaw<{ version: number; previous: unknown; previousVersion: number; unchanged: boolean }[]>`
         WITH cur AS (
           SELECT COALESCE((SELECT version FROM policy_versions ORDER BY version DESC LIMIT 1), 0) AS version,
                  (SELECT rules FROM policy_versions ORDER BY version DESC LIMIT 1) AS rules
         ),
+        same AS (
+          SELECT cur.version FROM cur
+          WHERE COALESCE(cur.rules, '[]'::jsonb) = ${rules}::jsonb AND (${base}::int IS NULL OR cur.version = ${base}::int)
+        ),
         ins AS (
           INSERT INTO policy_versions (version, rules, previous, changed_by, note)
-          SELECT cur.version + 1, ${JSON.stringify(input.rules)}::jsonb, cur.rules, ${input.changedBy}, ${input.note ?? null}
-          FROM cur WHERE ${input.baseVersion ?? null}::int IS NULL OR cur.version = ${input.baseVersion ?? null}::int
+          SELECT cur.version + 1, ${rules}::jsonb, cur.rules, ${input.changedBy}, ${input.note ?? null}
+          FROM cur WHERE NOT EXISTS (SELECT 1 FROM same) AND (${base}::int IS NULL OR cur.version = ${base}::int)
           RETURNING version, previous
         )
-        SELECT ins.version, ins.previous, ins.version - 1 AS "previousVersion", pg_notify(${POLICY_CHANNEL}, ins.version::text) IS NULL AS notified FROM ins`;
+        SELECT ins.version, ins.previous, ins.version - 1 AS "previousVersion", false AS unchanged, pg_notify(${POLICY_CHANNEL}, ins.version::text) IS NULL AS notified FROM ins
+        UNION ALL
+        SELECT same.version, NULL::jsonb, same.version, true, NULL::boolean FROM same`;
       const row = rows[0];
       if (!row) return null;
+      if (row.unchanged) return { version: row.version, changed: false };
       const before = row.previous === null ? [] : parseRules(row.previous);
       await recordAuditEvent(
         {
@@ -133,11 +156,18 @@ export async function writePolicies(
         },
         tx,
       );
-      return row.version;
+      return { version: row.version, changed: true };
     });
   } catch (error) {
-    // Two writers computed the same next version: the later one lost the race.
-    if (error instanceof Error && /policy_versions_pkey|unique/i.test(error.message)) return null;
+    // Two writers computed the same next version: the later one lost the race. Without a
+    // baseVersion, when the winner saved these very rules (two clicks at once), this save changes
+    // nothing: it answers that version. With one, the version it was based on is gone: refused.
+    if (error instanceof Error && /policy_versions_pkey|unique/i.test(error.message)) {
+      if (base !== null) return null;
+      const [latest] = await db.$queryRaw<{ version: number; same: boolean }[]>`
+        SELECT version, rules = ${rules}::jsonb AS same FROM policy_versions ORDER BY version DESC LIMIT 1`;
+      return latest?.same ? { version: latest.version, changed: false } : null;
+    }
     throw error;
   }
 }

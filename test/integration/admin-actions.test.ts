@@ -43,8 +43,8 @@ afterAll(async () => {
 
 describe('policy edits in the audit chain', () => {
   it('each saved version is a policy.changed entry: who, the version ids, the rule changed and both rule lists', async () => {
-    const v1 = await writePolicies(db, { rules: parse([rule(100), ...original.rules]), changedBy: 'admin-alex', note: `first ${tag}` });
-    const v2 = await writePolicies(db, { rules: parse([rule(150), ...original.rules]), changedBy: 'admin-alex', baseVersion: v1! });
+    const v1 = (await writePolicies(db, { rules: parse([rule(100), ...original.rules]), changedBy: 'admin-alex', note: `first ${tag}` }))?.version;
+    const v2 = (await writePolicies(db, { rules: parse([rule(150), ...original.rules]), changedBy: 'admin-alex', baseVersion: v1! }))?.version;
     expect(v2).toBe(v1! + 1);
     const event = await db.auditEvent.findFirstOrThrow({ where: { action: 'policy.changed', targetId: String(v2) } });
     expect(event).toMatchObject({ actorId: 'admin-alex', actorRole: 'admin', targetType: 'policy_version' });
@@ -79,7 +79,7 @@ describe('policy edits in the audit chain', () => {
   });
 
   it('admin actions are found by the actor’s name or email and by action, say who changed which policy, and export with the chain', async () => {
-    const version = await writePolicies(db, { rules: parse([rule(200), ...original.rules]), changedBy: 'admin-alex' });
+    const version = (await writePolicies(db, { rules: parse([rule(200), ...original.rules]), changedBy: 'admin-alex' }))?.version;
     for (const actor of ['alex', 'ALEX@example.com']) {
       const page = await listAdminActions(adminActionsQuerySchema.parse({ actor, action: 'policy', limit: 5 }), db);
       const entry = page.entries.find((e) => e.targetId === String(version));

@@ -32,9 +32,9 @@ async function policyRuntime() {
 
 async function setRules(db: Awaited<ReturnType<typeof createRuntime>>['db'], rules: PolicyRuleInput[]) {
   const parsed = policiesSchema.parse({ rules }).rules;
-  const version = await writePolicies(db, { rules: parsed, changedBy: 'user-alex' });
-  expect(version).not.toBeNull();
-  return version!;
+  const saved = await writePolicies(db, { rules: parsed, changedBy: 'user-alex' });
+  expect(saved).not.toBeNull();
+  return saved!.version;
 }
 
 const approvals = (chunks: AgentChunk[]) => only(chunks, 'tool-call-approval');
@@ -125,6 +125,45 @@ describe('data policies decide which calls wait, and the pending call records wh
     expect(change.previous).toMatchObject([{ id: 'all-lookups' }]);
     // A save based on an older version is refused.
     expect(await writePolicies(rt.db, { rules: [], changedBy: 'user-alex', baseVersion: v1 })).toBeNull();
+  });
+});
+
+describe('saving the rules already in force', () => {
+  it('changes nothing: the version in force, changed false, no new version, audit entry or note; the baseVersion rules come first', async () => {
+    const rt = await policyRuntime();
+    const input: PolicyRuleInput[] = [
+      { id: 'big-refunds', name: 'Big refunds', tool: 'issue-refund', condition: 'args.amount > 500', outcome: { type: 'require', approvers: 'four-eyes' } },
+      { id: 'lookups', name: 'Look-ups', tool: 'lookup-*', outcome: { type: 'allow' } },
+    ];
+    const version = await setRules(rt.db, input);
+    const rules = policiesSchema.parse({ rules: input }).rules;
+    const recorded = async () => [await rt.db.policyVersion.count(), await rt.db.auditEvent.count({ where: { action: 'policy.changed' } })];
+    const before = await recorded();
+
+    // Save clicked again (the editor sends the version the first save answered), and a client without baseVersion.
+    expect(await writePolicies(rt.db, { rules, changedBy: 'user-alex', baseVersion: version, note: 'again' })).toEqual({ version, changed: false });
+    expect(await writePolicies(rt.db, { rules, changedBy: 'user-alex' })).toEqual({ version, changed: false });
+    // Compared as JSON values: the same rules with their fields in another order are the same rules.
+    const shuffled = rules.map((rule) => Object.fromEntries(Object.entries(rule).reverse())) as typeof rules;
+    expect(await writePolicies(rt.db, { rules: shuffled, changedBy: 'user-alex' })).toEqual({ version, changed: false });
+    expect(await recorded()).toEqual(before);
+    expect(await readPolicies(rt.db)).toMatchObject({ version, rules });
+    expect((await rt.db.policyVersion.findUniqueOrThrow({ where: { version } })).note).toBeNull();
+
+    // A base version other than the one in force is refused first, even with the rules in force
+    // (null: the route answers 409 POLICY_CHANGED for an older one, 422 for one never saved).
+    expect(await writePolicies(rt.db, { rules, changedBy: 'user-alex', baseVersion: version - 1 })).toBeNull();
+    expect(await writePolicies(rt.db, { rules, changedBy: 'user-alex', baseVersion: version + 1 })).toBeNull();
+    expect(await recorded()).toEqual(before);
+
+    // Two identical saves at once (a double click) make one version; the other answers it unchanged.
+    const next = policiesSchema.parse({ rules: input.slice(0, 1) }).rules;
+    const both = await Promise.all([0, 1].map(() => writePolicies(rt.db, { rules: next, changedBy: 'user-alex' })));
+    expect(both.map((saved) => saved?.version)).toEqual([version + 1, version + 1]);
+    expect(both.map((saved) => saved?.changed).sort()).toEqual([false, true]);
+    expect(await recorded()).toEqual([before[0] + 1, before[1] + 1]);
+    // A real change is a new version again.
+    expect(await writePolicies(rt.db, { rules, changedBy: 'user-alex', baseVersion: version + 1 })).toEqual({ version: version + 2, changed: true });
   });
 });
 

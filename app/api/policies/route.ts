@@ -18,17 +18,19 @@ export const GET = withErrors(async (request: Request) => {
 });
 
 /**
- * Replaces the rule list (admins): `{ rules, baseVersion?, note? }` → `200 { version, rules }`. Each
- * save is a new version recorded with who and when and the rules before; it applies to calls
- * evaluated after it, never to calls already waiting.
+ * Replaces the rule list (admins): `{ rules, baseVersion?, note? }` → `200 { version, rules, changed }`.
+ * Each save that changes the rules is a new version recorded with who and when and the rules before
+ * (`changed: true`); it applies to calls evaluated after it, never to calls already waiting. Rules
+ * equal to those in force record nothing and answer the version in force with `changed: false`
+ * (with a `baseVersion`, only when it is that version: an older one is still 409 POLICY_CHANGED).
  * Errors: 400 BAD_REQUEST (details: the zod issues, e.g. a condition that does not parse),
  * 400 INVALID_JSON, 401, 403 FORBIDDEN / CSRF_ORIGIN, 409 POLICY_CHANGED (someone saved after `baseVersion`).
  */
 export const PUT = withErrors(async (request: Request) => {
   const admin = await requireActor(request, ['admin']);
   const body = parseJson(await readBodyText(request), putPoliciesSchema);
-  const version = await savePolicies(admin, body);
-  return Response.json({ version, rules: body.rules });
+  const { version, changed } = await savePolicies(admin, body);
+  return Response.json({ version, rules: body.rules, changed });
 });
 
 export const { POST, PATCH, DELETE, OPTIONS } = otherMethods('GET', 'PUT');
