@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { ACCOUNTS, contextAs, expect, test } from './support';
-import { checkAccessible, DESKTOP, MOBILE } from './ui';
+import { checkAccessible, DESKTOP, MOBILE, screenshotBoth } from './ui';
 
 /*
  * An admin registers a webhook endpoint in the UI, pointing at a receiver this test starts; a
@@ -23,7 +23,8 @@ test('an admin registers an endpoint, a pending call is delivered signed and log
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/${crypto.randomUUID().slice(0, 8)}`;
+  // A long unbroken path (120 letters): the delivery log must wrap it, not widen past its box.
+  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/${crypto.randomUUID().slice(0, 8)}${'abcdefghij'.repeat(12)}`;
   const alex = await contextAs(browser, ACCOUNTS.alex);
   let endpointId: string | undefined;
   try {
@@ -73,6 +74,18 @@ test('an admin registers an endpoint, a pending call is delivered signed and log
     expect((await page.getByTestId('webhook-deliveries').boundingBox())!.width).toBeLessThanOrEqual(MOBILE.width);
     const answer = (await delivery.getByTestId('delivery-answer').boundingBox())!;
     expect(answer.x + answer.width).toBeLessThanOrEqual(MOBILE.width);
+    // At 800 px (a table) and 390 px (cards) the long URL wraps: the table fits its box, the page does not scroll sideways.
+    for (const width of [800, MOBILE.width]) {
+      await page.setViewportSize({ width, height: 900 });
+      const fit = await page.getByTestId('webhook-deliveries').evaluate((table) => ({
+        table: table.getBoundingClientRect().width,
+        box: table.parentElement!.clientWidth,
+        page: document.documentElement.scrollWidth,
+      }));
+      expect(fit.table, `${width} px`).toBeLessThanOrEqual(fit.box);
+      expect(fit.page, `${width} px`).toBeLessThanOrEqual(width);
+      await screenshotBoth(page, `webhook-deliveries-long-url-${width}`);
+    }
     await page.setViewportSize(DESKTOP);
 
     await delivery.getByTestId('resend-delivery').click();

@@ -86,8 +86,9 @@ export function DeliveryLog({
                       {delivery.subject.toolName ? <span className="block text-xs text-muted-foreground">{delivery.subject.toolName}</span> : null}
                     </div>
                   </td>
-                  <td className={`${CELL} font-mono text-xs md:max-w-56 md:truncate`} data-label="Endpoint" title={delivery.endpointUrl}>
-                    <span className="max-md:min-w-0 max-md:truncate">{delivery.endpointUrl}</span>
+                  {/* A long URL wraps anywhere (a cell's max-width does not bound an auto-layout table: truncating it widened the table past its box). */}
+                  <td className={`${CELL} font-mono text-xs break-all`} data-label="Endpoint" data-testid="delivery-endpoint">
+                    <span className="min-w-0 max-md:text-left">{delivery.endpointUrl}</span>
                   </td>
                   <td className={CELL} data-label="Status">
                     <Badge tone={STATUS_TONE[delivery.status]}>{STATUS_LABEL[delivery.status]}</Badge>
