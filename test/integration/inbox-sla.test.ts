@@ -1,4 +1,3 @@
-import type { ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../../lib/agent/agent';
@@ -17,7 +16,7 @@ import { notifyReviewers } from '../../lib/notify/reviewers';
 import { createPrismaClient } from '../../lib/store/db';
 import { PrismaAgentStore } from '../../lib/store/prisma-store';
 import { databaseUrl, newThreadId } from '../support/harness';
-import { startSmtpReceiver, type SmtpReceiver } from '../support/smtp';
+import { startSmtpReceiver, type ReceivedMail, type SmtpReceiver } from '../support/smtp';
 
 /*
  * The inbox's deadlines at work: "For me" by assignment and eligibility, reviewer email as jobs of
@@ -53,7 +52,7 @@ let agent: Agent;
 let worker: JobWorker | undefined;
 let smtp: SmtpReceiver;
 let smtpPort: number;
-let received: ParsedMail[] = [];
+let received: ReceivedMail[] = [];
 const saved = { SMTP_URL: process.env.SMTP_URL, APP_URL: process.env.APP_URL, DATABASE_URL: process.env.DATABASE_URL };
 
 beforeAll(async () => {
@@ -106,8 +105,16 @@ async function ask(toolName: string, n: string, as: string = ada.id) {
 /** The mails about one call (by its deep link), of a kind. */
 const mailsAbout = (id: string, subject: RegExp) =>
   received.filter((mail) => mail.text?.includes(`https://sla.example/inbox?call=${encodeURIComponent(id)}`) && subject.test(mail.subject ?? ''));
-const recipients = (mail: ParsedMail) =>
-  (Array.isArray(mail.to) ? mail.to : [mail.to]).flatMap((address) => address?.value.map((value) => value.address) ?? []).sort();
+/**
+ * Whom a mail went to: the SMTP envelope's recipients (reviewers are Bcc), after checking that no
+ * header of the message names any of them.
+ */
+const recipients = (mail: ReceivedMail) => {
+  const to = [...mail.envelopeTo].sort();
+  const headers = mail.headerLines.map((header) => header.line).join('\n');
+  for (const address of to) expect(headers).not.toContain(address);
+  return to;
+};
 const jobsWithKey = (key: string) =>
   db.$queryRaw<{ run_at: Date; attempts: number; last_error: string | null }[]>`
     SELECT j.run_at, j.attempts, j.last_error FROM graphile_worker.jobs j WHERE j.key = ${key}`;
