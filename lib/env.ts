@@ -143,7 +143,7 @@ export const ENV_DOCS: Record<keyof Variables, { accepts: string; meaning: strin
     secret: true,
   },
   MAIL_FROM: { accepts: '`a@b.example` or `Name <a@b.example>` (default `Countersign <countersign@localhost>`)', meaning: 'the sender of reviewer emails' },
-  APP_URL: { accepts: 'http(s) URL (default `BETTER_AUTH_URL`, else `http://localhost:3000`)', meaning: 'the public URL that links in emails point to' },
+  APP_URL: { accepts: 'http(s) URL (default `BETTER_AUTH_URL`, else `http://localhost:$PORT`, port 3000 when unset)', meaning: 'the public URL that links in emails point to' },
   SIGN_UP_ENABLED: { accepts: '`true` or `false` (default `false`)', meaning: 'the default of whether people may create their own account (an admin’s setting on /admin/users overrides it); off, `POST /api/auth/sign-up/email` answers 403 `SIGN_UP_DISABLED`; new accounts are always role `user`' },
   SIGN_UP_EMAIL_DOMAINS: { accepts: 'comma-separated domain names, e.g. `example.com,example.org` (default: any)', meaning: 'the default email domains sign-up is limited to, matched exactly (an admin’s setting on /admin/users overrides it); others get 403 `EMAIL_DOMAIN_NOT_ALLOWED`' },
   TRUSTED_PROXIES: { accepts: 'comma-separated IP addresses or CIDR ranges, e.g. `10.0.0.0/8` (default: none)', meaning: 'your reverse proxies: only then is `X-Forwarded-For` believed (read from the right, skipping them) and sign-in attempts also limited per client address, counted in PostgreSQL; unset, the header is ignored and the per-account lockout is the guard' },

@@ -61,10 +61,14 @@ async function appTool(toolName: string): Promise<Tool | undefined> {
   return undefined;
 }
 
-/** The public base URL for links in mail (APP_URL, else BETTER_AUTH_URL, else localhost:3000), without a trailing slash. */
+/**
+ * The public base URL for links in mail, without a trailing slash: APP_URL, else BETTER_AUTH_URL,
+ * else `http://localhost:<PORT>` (3000 when PORT is unset), the address `npm run dev` serves on, so
+ * a local server on another port mails links that reach it.
+ */
 export function appUrl(): string {
-  const { APP_URL, BETTER_AUTH_URL } = env();
-  return (APP_URL ?? BETTER_AUTH_URL ?? 'http://localhost:3000').replace(/\/+$/, '');
+  const { APP_URL, BETTER_AUTH_URL, PORT } = env();
+  return (APP_URL ?? BETTER_AUTH_URL ?? `http://localhost:${PORT ?? 3000}`).replace(/\/+$/, '');
 }
 
 /** Whether a tool marks any argument value sensitive (`true`, or a list of field names). */
