@@ -132,6 +132,11 @@ test.describe('audit search', () => {
       await page.goto(url);
       await expect(page.getByTestId(error), url).toHaveText(/from \(2026-12-01\) is after until \(2026-11-30\)/);
       await expect(page.getByTestId(empty), url).toHaveCount(0);
+      // No download that would fail: the download button is disabled, and no download link is there.
+      const view = error.split('-')[0];
+      await expect(page.getByTestId(`${view}-downloads-disabled`), url).toBeDisabled();
+      await expect(page.getByTestId(`${view}-jsonl`), url).toHaveCount(0);
+      if (view === 'audit') await checkAccessible(page, 'audit-range-reversed');
     }
     await expect(rows).toHaveCount(0);
     for (const url of ['/api/audit?from=2026-12-01&to=2026-11-30', '/api/audit/actions?from=2026-12-01&to=2026-11-30']) {

@@ -123,6 +123,13 @@ test.describe('approval policies as data', () => {
     await editor.getByTestId('save-policies').click();
     await expect(editor.getByText(`Nothing changed: these are the rules of version ${savedVersion}, still in force. No new version was saved.`)).toBeVisible();
     await expect(editor.getByTestId('policy-version')).toHaveText(`Version ${savedVersion} in force`);
+    // A note alone is no change: the editor says it was not kept, and keeps it in the field.
+    await editor.getByLabel(/^Note/).fill('only a note');
+    await editor.getByTestId('save-policies').click();
+    await expect(editor.getByText(/A note is kept only with a new version, so yours was not saved/)).toBeVisible();
+    await expect(editor.getByLabel(/^Note/)).toHaveValue('only a note');
+    await expect(editor.getByTestId('policy-version')).toHaveText(`Version ${savedVersion} in force`);
+    await editor.getByLabel(/^Note/).fill('');
     await expect(editor.getByTestId('policy-change').first()).toContainText('added VIP look-ups');
     await editor.setViewportSize(MOBILE);
     await screenshotBoth(editor, 'policies');

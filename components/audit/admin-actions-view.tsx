@@ -102,11 +102,18 @@ export function AdminActionsView({
             <Button type="submit" variant="primary" size="sm" data-testid="actions-apply">
               Apply
             </Button>
-            <Button asChild variant="outline" size="sm">
-              <a href={`/api/audit/actions?${new URLSearchParams([...query, ['format', 'jsonl']])}`} data-testid="actions-jsonl" download>
-                <Download aria-hidden /> JSON Lines<span className="sr-only"> of every admin action matching these filters, with the hash chain</span>
-              </a>
-            </Button>
+            {rangeError ? (
+              // Nothing to download for a range that starts after it ends (the API refuses it).
+              <Button type="button" variant="outline" size="sm" disabled data-testid="actions-downloads-disabled" aria-describedby="actions-range-error">
+                <Download aria-hidden /> JSON Lines<span className="sr-only"> unavailable until the dates are in order</span>
+              </Button>
+            ) : (
+              <Button asChild variant="outline" size="sm">
+                <a href={`/api/audit/actions?${new URLSearchParams([...query, ['format', 'jsonl']])}`} data-testid="actions-jsonl" download>
+                  <Download aria-hidden /> JSON Lines<span className="sr-only"> of every admin action matching these filters, with the hash chain</span>
+                </a>
+              </Button>
+            )}
           </form>
           {filterError ? (
             <p role="alert" className="text-sm text-destructive" data-testid="actions-filters-error">
@@ -114,7 +121,7 @@ export function AdminActionsView({
             </p>
           ) : null}
           {rangeError ? (
-            <p role="alert" className="text-sm text-destructive" data-testid="actions-range-error">
+            <p role="alert" id="actions-range-error" className="text-sm text-destructive" data-testid="actions-range-error">
               {rangeError}
             </p>
           ) : null}

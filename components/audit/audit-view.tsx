@@ -82,21 +82,31 @@ export function AuditView({ entries, nextCursor, filters, filterError, rangeErro
                 options={options}
               />
             </div>
-            <Button asChild variant="outline" size="sm" className="shrink-0">
-              <a href={`/api/audit?${csvQuery}`} data-testid="audit-csv" download>
-                <Download aria-hidden /> CSV<span className="sr-only"> of every decision matching these filters</span>
-              </a>
-            </Button>
-            <Button asChild variant="outline" size="sm" className="shrink-0">
-              <a
-                href={`/api/audit?${jsonlQuery}`}
-                data-testid="audit-jsonl"
-                download
-                title="With the hash chain: check it offline with npm run audit:verify -- --file"
-              >
-                <Download aria-hidden /> JSON Lines<span className="sr-only"> of every decision matching these filters, with the hash chain</span>
-              </a>
-            </Button>
+            {rangeError ? (
+              // A range that starts after it ends has nothing to download (the API refuses it): the
+              // button says so instead of starting a download that fails.
+              <Button variant="outline" size="sm" className="shrink-0" disabled data-testid="audit-downloads-disabled" aria-describedby="audit-range-error">
+                <Download aria-hidden /> CSV, JSON Lines<span className="sr-only"> unavailable until the dates are in order</span>
+              </Button>
+            ) : (
+              <>
+                <Button asChild variant="outline" size="sm" className="shrink-0">
+                  <a href={`/api/audit?${csvQuery}`} data-testid="audit-csv" download>
+                    <Download aria-hidden /> CSV<span className="sr-only"> of every decision matching these filters</span>
+                  </a>
+                </Button>
+                <Button asChild variant="outline" size="sm" className="shrink-0">
+                  <a
+                    href={`/api/audit?${jsonlQuery}`}
+                    data-testid="audit-jsonl"
+                    download
+                    title="With the hash chain: check it offline with npm run audit:verify -- --file"
+                  >
+                    <Download aria-hidden /> JSON Lines<span className="sr-only"> of every decision matching these filters, with the hash chain</span>
+                  </a>
+                </Button>
+              </>
+            )}
           </div>
           {filterError ? (
             <p role="alert" className="text-sm text-destructive" data-testid="audit-filters-error">
@@ -104,7 +114,7 @@ export function AuditView({ entries, nextCursor, filters, filterError, rangeErro
             </p>
           ) : null}
           {rangeError ? (
-            <p role="alert" className="text-sm text-destructive" data-testid="audit-range-error">
+            <p role="alert" id="audit-range-error" className="text-sm text-destructive" data-testid="audit-range-error">
               {rangeError}
             </p>
           ) : null}

@@ -107,7 +107,8 @@ export function PolicyEditor({
     setDirty(false);
     if (!outcome.data.changed) {
       // The same rules as those in force: nothing was saved (the note stays for a real change).
-      toast.info(`Nothing changed: these are the rules of version ${outcome.data.version}, still in force. No new version was saved.`);
+      const unsaved = note.trim() ? ' A note is kept only with a new version, so yours was not saved: it stays here for your next change.' : '';
+      toast.info(`Nothing changed: these are the rules of version ${outcome.data.version}, still in force. No new version was saved.${unsaved}`);
       return;
     }
     setNote('');
