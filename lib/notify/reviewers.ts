@@ -39,6 +39,11 @@ interface CallRow {
   policy: string;
   /** The policy rule's own reason (its `why`), as the inbox shows it; null when the rule gave none. */
   why: string | null;
+  /** The name of the data rule that matched, when one did (an admin's words, never the call's values). */
+  ruleName?: string | null;
+  /** The code policy that asked, in words (codeText, lib/agent/data-policy.ts), and its reason code; null when none did. */
+  codeText?: string | null;
+  codeReason?: string | null;
   agentId: string;
   chain: string[];
   requestedBy: string;
@@ -103,15 +108,29 @@ export function reviewMail(call: CallRow, kind: ReviewEvent['kind'], to: string[
     `Arguments: ${summarizeArgs(args, 500) || 'none'}`,
     `Asked by: ${requester}`,
     `Asked at: ${call.createdAt.toISOString()} (UTC)`,
-    // The inbox's words (the rule's own reason) when they cannot hold a hidden value: a reason
-    // such as "amount 271.83 > 100" quotes the arguments, so a call with sensitive fields gets
-    // what its policy means instead, as the rest of the mail masks them.
-    `Why it waits: ${call.why && !hidesValues(sensitive) ? revealBidi(call.why) : policyText(call.policy)}`,
+    `Why it waits: ${whyItWaits(call, hidesValues(sensitive))}`,
     '',
     `Open it in the inbox: ${link}`,
   ];
   if (sensitive) lines.push('', `Values the tool marks sensitive are hidden here (${MASK}); the inbox shows them.`);
   return { bcc: to, subject: `${kind === 'overdue' ? 'Overdue' : 'Approval needed'}: ${what}`, text: `${lines.join('\n')}\n` };
+}
+
+/**
+ * The mail's "Why it waits": the inbox's words (the rule's own reason) when they cannot hold a hidden
+ * value. A reason such as "amount 271.83 > 100" quotes the arguments, so for a call with sensitive
+ * fields the mail names what asked without its values: the data rule that matched (the inbox shows
+ * the values) and the code policy's words ("issue-refund's own approval rule asked for these
+ * arguments"), not a failed policy's error, which may quote them. With neither, the reason code in
+ * words ("The tool always asks" would be untrue of a rule on the amount, so it comes last).
+ */
+function whyItWaits(call: CallRow, valuesHidden: boolean): string {
+  if (call.why && !valuesHidden) return revealBidi(call.why);
+  const reasons = [
+    call.ruleName ? `the policy rule “${revealBidi(call.ruleName)}” (the inbox shows the values it matched)` : null,
+    call.codeText && call.codeReason !== 'policy-error' ? revealBidi(call.codeText) : null,
+  ].filter((reason): reason is string => reason !== null);
+  return reasons.length > 0 ? reasons.join('; and ') : policyText(call.policy);
 }
 
 /** A claim to send that is this old and still unsent belongs to a sender that died: another may take it over. */
@@ -139,7 +158,8 @@ export async function notifyReviewers(
 ): Promise<NotifyOutcome> {
   const db = deps.db ?? prisma();
   const [call] = await db.$queryRaw<CallRow[]>`
-    SELECT p.id, p.status, p.kind, p.tool_name AS "toolName", p.args, p.policy, p.policy_evaluation->>'why' AS "why", p.agent_id AS "agentId", p.chain,
+    SELECT p.id, p.status, p.kind, p.tool_name AS "toolName", p.args, p.policy, p.policy_evaluation->>'why' AS "why", p.policy_evaluation->'rule'->>'name' AS "ruleName",
+      p.policy_evaluation->'code'->>'text' AS "codeText", p.policy_evaluation->'code'->>'reason' AS "codeReason", p.agent_id AS "agentId", p.chain,
       p.requested_by AS "requestedBy", p.created_at AS "createdAt", p.resource_id AS "resourceId", p.deadline_action AS "deadlineAction",
       p.escalated_at AS "escalatedAt", p.assigned_to_role AS "assignedToRole", u.name AS "requesterName", u.email AS "requesterEmail"
     FROM pending_tool_calls p LEFT JOIN users u ON u.id = p.requested_by
@@ -154,7 +174,11 @@ export async function notifyReviewers(
     orderBy: { email: 'asc' },
   });
   const to = people.map((person) => person.email);
-  if (to.length === 0) return { status: 'no-recipients' };
+  if (to.length === 0) {
+    // Nobody active may decide it: the call waits in the inbox, and whoever runs the server should know.
+    console.warn(`[notify] no active ${role} other than the requester may decide call ${call.id} (${call.toolName}): no ${event.kind} mail was sent`);
+    return { status: 'no-recipients' };
+  }
 
   // The claim: a new row, or one whose sender vanished (claimed CLAIM_STALE_MS ago and never sent).
   const claimed = await db.$executeRaw`

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Agent } from '../../lib/agent/agent';
 import type { NewPendingCall } from '../../lib/agent/store';
 import { seed } from '../../lib/demo/seed';
@@ -102,6 +102,8 @@ describe('reviewer email', () => {
     // The amount is marked sensitive: not in the subject, not in the body.
     expect(`${mail.subject}\n${mail.text}`).not.toMatch(/287[.,]45|\$287/); // a bare 287 could be the milliseconds of a timestamp
     expect(mail.text).toContain('amount: •••');
+    // The code policy that asked, in its words from the stored evaluation, without the amount.
+    expect(mail.text).toContain("Why it waits: issue-refund's own approval rule asked for these arguments\n");
     // Why it waits: a policy's own reason may quote the arguments (a data policy's "amount 287.45 >
     // 100"), so for a tool with sensitive fields the mail says what the policy means instead; for
     // other tools it uses the reason, the inbox's words.
@@ -110,6 +112,18 @@ describe('reviewer email', () => {
     const masked = reviewMail(quoting as never, 'needs-review', ['rita@example.com'], tool('issue-refund'));
     expect(masked.text).not.toContain('287.45');
     expect(masked.text).toContain(`Why it waits: ${policyText(call.policy)}\n`);
+    // With a data rule and a code policy behind it, the mail names both without their values, as the
+    // inbox's reason does with them ("The tool always asks" was untrue of a rule on the amount).
+    const code = { codeText: "issue-refund's own approval rule asked for these arguments", codeReason: 'tool' };
+    const byRule = reviewMail({ ...quoting, ruleName: 'Large refunds', ...code } as never, 'needs-review', ['rita@example.com'], tool('issue-refund'));
+    expect(byRule.text).toContain(
+      "Why it waits: the policy rule “Large refunds” (the inbox shows the values it matched); and issue-refund's own approval rule asked for these arguments\n",
+    );
+    expect(byRule.text).not.toContain('287.45');
+    // A failed code policy's words may quote the arguments (its error): not in the mail.
+    const failed = reviewMail({ ...quoting, codeText: 'an approval rule in code failed (amount 287.45), so approval is required', codeReason: 'policy-error' } as never, 'needs-review', [], tool('issue-refund'));
+    expect(failed.text).toContain(`Why it waits: ${policyText(call.policy)}\n`);
+    expect(failed.text).not.toContain('287.45');
     const plain: Tool = { ...tool('issue-refund')!, sensitive: undefined };
     expect(reviewMail(quoting as never, 'needs-review', ['rita@example.com'], plain).text).toContain('Why it waits: amount 287.45 > 100: a reviewer\n');
     const row = await db.notificationDelivery.findUniqueOrThrow({ where: { pendingCallId_kind: { pendingCallId: id, kind: 'needs-review' } } });
@@ -140,5 +154,20 @@ describe('reviewer email', () => {
     await db.pendingToolCall.update({ where: { id }, data: { status: 'declined' } });
     expect((await notifyReviewers({ kind: 'overdue', pendingCallId: id }, { db, tool })).status).toBe('not-pending');
     expect((await notifyReviewers({ kind: 'needs-review', pendingCallId: 'no-such-call' }, { db, tool })).status).toBe('not-pending');
+  });
+
+  it('with no active reviewer nothing is mailed, and the server log says so', async () => {
+    const id = await refund(444);
+    const active = await db.user.findMany({ where: { role: 'reviewer', NOT: { banned: true } }, select: { id: true } });
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      await db.user.updateMany({ where: { id: { in: active.map((user) => user.id) } }, data: { banned: true } });
+      expect((await notifyReviewers({ kind: 'needs-review', pendingCallId: id }, { db, tool })).status).toBe('no-recipients');
+      expect(warn).toHaveBeenCalledWith(expect.stringContaining(`no active reviewer other than the requester may decide call ${id} (issue-refund): no needs-review mail was sent`));
+      expect(await db.notificationDelivery.count({ where: { pendingCallId: id } })).toBe(0);
+    } finally {
+      warn.mockRestore();
+      await db.user.updateMany({ where: { id: { in: active.map((user) => user.id) } }, data: { banned: false } });
+    }
   });
 });
