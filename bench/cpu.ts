@@ -69,7 +69,11 @@ function readStats(): ProcStat[] {
  */
 export function treeTicks(stats: readonly ProcStat[], root: number): number | null {
   const byParent = new Map<number, ProcStat[]>();
-  for (const stat of stats) byParent.set(stat.ppid, [...(byParent.get(stat.ppid) ?? []), stat]);
+  for (const stat of stats) {
+    const siblings = byParent.get(stat.ppid);
+    if (siblings) siblings.push(stat);
+    else byParent.set(stat.ppid, [stat]);
+  }
   const rootStat = stats.find((stat) => stat.pid === root);
   if (!rootStat) return null;
   let total = rootStat.ticks + rootStat.childTicks;
