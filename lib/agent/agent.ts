@@ -101,10 +101,21 @@ export class Agent {
    * @param options thread, resource (owner) and per-request options
    * @returns the stream result; the run goes on in the background whether or not it is read
    * @throws AgentError BAD_REQUEST (no messages, or a system/tool message), INVALID_INPUT (text
-   *   PostgreSQL cannot store: NUL or a lone surrogate) — before anything is stored
+   *   PostgreSQL cannot store: NUL or a lone surrogate) — before anything is stored; RUN_IN_PROGRESS
+   *   when a turn of the thread is still running (one turn at a time; nothing is stored)
    */
   stream(input: string | ModelMessage[], options: StreamOptions): Promise<AgentStreamResult> {
     return startStream(this.spec, input, options);
+  }
+
+  /**
+   * Stops the thread's running turn, on whichever server runs it (stop.ts): the model call is
+   * aborted, no call that has not started runs, a tool that has started is left to finish, and the
+   * run ends `cancelled` ("Stopped"). A run waiting on a person is not running and is not touched.
+   * @returns the run asked to stop, or null when no turn of the thread is running
+   */
+  stop(input: { threadId: string }): Promise<{ runId: string } | null> {
+    return this.spec.store.requestStop(input);
   }
 
   /**

@@ -37,6 +37,8 @@ export interface Segment {
   root: AgentSpec;
   /** Whether the top-level run published its `finish` in this segment. */
   finished: boolean;
+  /** Aborted when someone stops the run (stop.ts): every run context of the segment listens to it. */
+  signal?: AbortSignal;
   /** The top-level run's context in this segment, once there is one. */
   top?: RunContext;
   /**

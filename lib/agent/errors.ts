@@ -12,6 +12,8 @@ export const AGENT_ERROR_STATUS = {
   /** Approve-with-edits on a quorum call: every voter must approve the same arguments. */
   QUORUM_NO_EDITS: 409,
   FINGERPRINT_MISMATCH: 409,
+  /** A new message on a thread whose turn is still running (one turn of a thread at a time; stop.ts). */
+  RUN_IN_PROGRESS: 409,
   WRONG_KIND: 409,
   FOUR_EYES: 403,
   /** A decision on a call a deadline escalated, by someone without the escalation role (admins). */

@@ -28,7 +28,8 @@ export function newRunContext(
     state,
     isTop: run.parentRunId === null,
     requestPolicy: options.requestPolicy,
-    abortSignal: options.abortSignal,
+    // The caller's signal (e.g. a request's) and the segment's Stop both abort the model call and reach the tools.
+    abortSignal: options.abortSignal && segment.signal ? AbortSignal.any([options.abortSignal, segment.signal]) : (options.abortSignal ?? segment.signal),
     unsaved: [],
     lastText: '',
     flushing: Promise.resolve(),

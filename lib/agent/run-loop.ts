@@ -13,6 +13,7 @@ import { decideApproval } from './approval-decision';
 import type { RequestApprovalPolicy } from './policy';
 import { delegationCallIdOf, surface } from './segment';
 import { DEFAULT_MAX_STEPS, requireTool, type AgentSpec } from './spec';
+import { NOT_RUN_STOPPED, RunStopped, stopRequested, throwIfStopped } from './stop';
 import type { CallOutcome, Lineage, NewPendingCall, PendingCall, RunRecord, RunState, StepCall } from './store';
 import { isSuspendSignal, makeSuspendSignal, type RequestContext, type Tool } from './tool';
 
@@ -61,6 +62,7 @@ export async function runSteps(ctx: RunContext): Promise<StepsResult> {
       await finish(ctx);
       return { status: 'completed', text: ctx.lastText };
     }
+    throwIfStopped(ctx);
     emit(ctx, 'step-start', { step: state.step });
     const { calls, refused, declined } = await modelStep(ctx);
     if (calls.length === 0) {
@@ -135,6 +137,11 @@ export async function runSteps(ctx: RunContext): Promise<StepsResult> {
     }
     let delegationsWaiting = false;
     for (const call of toRun) {
+      // After a Stop no call starts; one that started is left to finish (stop.ts).
+      if (stopRequested(ctx)) {
+        settle(ctx, call, { type: 'error', message: NOT_RUN_STOPPED });
+        continue;
+      }
       const tool = ctx.spec.tools.get(call.toolName)!;
       // A tool that can suspend is not run again while the same question waits on the thread.
       const twin = tool.suspendSchema || tool.resumeSchema ? await pendingTwin(tool, call.args) : undefined;
@@ -145,6 +152,12 @@ export async function runSteps(ctx: RunContext): Promise<StepsResult> {
       const result = await execute(ctx, tool, call, {});
       if ('suspended' in result) waiting.push(pendingRow(ctx, tool, call, { kind: 'suspension', payload: result.suspended }));
       if ('delegated' in result) delegationsWaiting = true;
+    }
+    if (stopRequested(ctx)) {
+      // Nothing of a stopped step waits on a person: its calls that would have waited did not run.
+      const wouldWait = new Set(waiting.filter((row) => row.kind === 'approval').map((row) => row.toolCallId));
+      for (const call of calls) if (!call.outcome && wouldWait.has(call.toolCallId)) settle(ctx, call, { type: 'error', message: NOT_RUN_STOPPED });
+      throw new RunStopped();
     }
     if (waiting.length > 0 || delegationsWaiting) {
       const continued = await pause(ctx, waiting);
@@ -204,6 +217,8 @@ async function executeRaw(ctx: RunContext, tool: Tool, call: StepCall, resume: {
     }
     return { outcome: { type: 'result', output: value ?? null } };
   } catch (error) {
+    // A sub-agent's run that was stopped stops its parents too (the call's outcome stays unknown).
+    if (error instanceof RunStopped) throw error;
     return { outcome: { type: 'error', message: error instanceof Error ? error.message : String(error) } };
   }
 }

@@ -7,6 +7,7 @@ import { GENERIC_RUN_FAILURE, ModelCallError, runErrorMessage, type RunFailure }
 import { historyOfStoppedRun, toolsThatRan } from './history';
 import { storablePreview } from './model-output';
 import type { AgentSpec } from './spec';
+import { RunStopped, stopSegment } from './stop';
 import type { Lineage } from './store';
 
 /**
@@ -30,8 +31,14 @@ export const LEASE_MS = 10_000;
 export function launch(spec: AgentSpec, top: { id: string; messageId: string }, body: (segment: Segment) => Promise<void>): AgentStreamResult {
   const { store } = spec;
   const channel = new ChunkChannel();
+  // Stop (stop.ts): heard by NOTIFY at once, or at the next lease renewal, from any server.
+  const stopper = new AbortController();
+  const stop = () => {
+    if (!stopper.signal.aborted) stopper.abort(new RunStopped());
+  };
   const segment: Segment = {
     channel,
+    signal: stopper.signal,
     topRunId: top.id,
     topMessageId: top.messageId,
     root: spec,
@@ -48,17 +55,30 @@ export function launch(spec: AgentSpec, top: { id: string; messageId: string }, 
   const renew = () =>
     store
       .renewLease({ runId: top.id, ms: LEASE_MS })
+      .then((lease) => {
+        if (lease?.stopRequested) stop();
+      })
       .catch((error) => console.error(`[agent ${spec.id}] lease renewal failed for run ${top.id}:`, error));
   const heartbeat = setInterval(renew, LEASE_RENEW_MS);
+  let ended = false;
+  let unlisten: (() => void) | undefined;
+  store.onStopRequested?.(top.id, stop).then(
+    (off) => (ended ? off() : (unlisten = off)),
+    (error) => console.error(`[agent ${spec.id}] cannot listen for a Stop of run ${top.id} (heard at lease renewal instead):`, error),
+  );
   const done = (async () => {
     try {
       // The statement that started the segment (a new run, a claim) took the lease already.
       await body(segment);
       if (!segment.finished) await segment.surface([makeChunk(top.id, 'finish', { finishReason: 'suspended' })]);
     } catch (error) {
-      await failSegment(spec, segment, error);
+      // A stopped run's model call ends in an abort error, or a checkpoint throws RunStopped.
+      if (stopper.signal.aborted) await stopSegment(spec, segment);
+      else await failSegment(spec, segment, error);
     }
   })().finally(() => {
+    ended = true;
+    unlisten?.();
     clearInterval(heartbeat);
     channel.close();
   });

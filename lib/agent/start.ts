@@ -52,7 +52,8 @@ export interface StreamOptions {
  * @param options thread, resource (owner) and per-request options
  * @returns the stream result; the run goes on in the background whether or not it is read
  * @throws AgentError BAD_REQUEST (no messages, or a system/tool message), INVALID_INPUT (text
- *   PostgreSQL cannot store: NUL or a lone surrogate) — before anything is stored
+ *   PostgreSQL cannot store: NUL or a lone surrogate) — before anything is stored; RUN_IN_PROGRESS
+ *   (from the store's statement that creates the run) when a turn of the thread is still running
  */
 export async function startStream(spec: AgentSpec, input: string | ModelMessage[], options: StreamOptions): Promise<AgentStreamResult> {
   const { threadId, resourceId } = options;

@@ -263,7 +263,9 @@ export interface AgentStore {
    * @returns that memory: the thread's messages before this run; the thread's calls waiting on a
    *   person (`open`, oldest first) and the top-level runs they belong to with their state
    *   (`waiting`, oldest first), read in the same statement
-   * @throws Error when the thread belongs to another resource (nothing is written)
+   * @throws AgentError RUN_IN_PROGRESS when a top-level run of the thread is running (one turn at a
+   *   time; a run waiting on a person is not running); Error when the thread belongs to another
+   *   resource (nothing is written in either case)
    */
   startRun(input: {
     run: RunRecord & { state: RunState };
@@ -336,8 +338,22 @@ export interface AgentStore {
     events: AgentChunk[];
     newPendingCall?: NewPendingCall;
   }): Promise<RunRecord | null>;
-  /** Marks the top-level run as owned by a live process for `ms` more milliseconds. */
-  renewLease(input: { runId: string; ms: number }): Promise<void>;
+  /**
+   * Marks the top-level run as owned by a live process for `ms` more milliseconds.
+   * @returns whether someone asked to stop the run while it runs (`requestStop`)
+   */
+  renewLease(input: { runId: string; ms: number }): Promise<{ stopRequested: boolean } | void>;
+  /**
+   * One statement: marks the thread's running top-level run as to be stopped and announces it to
+   * every server (NOTIFY at commit). The segment that holds the run's lease stops it (stop.ts).
+   * @returns the run, or null when no turn of the thread is running (a waiting approval is not)
+   */
+  requestStop(input: { threadId: string }): Promise<{ runId: string } | null>;
+  /**
+   * Calls `listener` when someone asks to stop `runId` (from any server), until the returned
+   * function is called. Optional: without it, a Stop is heard at the next lease renewal.
+   */
+  onStopRequested?(runId: string, listener: () => void): Promise<() => void>;
   /** Top-level runs with work in flight (running, or a claimed call executing) whose lease ran out before `before`. */
   listAbandonedRuns(input: { before: Date; limit: number }): Promise<{ runId: string; threadId: string; agentId: string }[]>;
   /**

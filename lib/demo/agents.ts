@@ -5,6 +5,7 @@ import { appPolicySource } from '@/lib/policies/app-source';
 import { afterPause } from '@/lib/notify/reviewers';
 import type { AgentRegistry } from '@/lib/runs/registry';
 import { prisma } from '@/lib/store/db';
+import { notifications } from '@/lib/store/listen';
 import { PrismaAgentStore } from '@/lib/store/prisma-store';
 import { createDataTools, createOpsTools } from './tools';
 
@@ -17,7 +18,8 @@ export function registerDemoAgents(registry: AgentRegistry): { defaultAgentId: s
   const db = prisma();
   // Reviewers hear about calls only they may decide: mailed right after the pause is saved, and
   // by the job the pause's own insert queued when that did not happen (lib/notify/reviewer-jobs.ts).
-  const store = new PrismaAgentStore(db, { afterSuspend: afterPause });
+  // A Stop pressed on any server reaches the segment running the turn here by NOTIFY.
+  const store = new PrismaAgentStore(db, { afterSuspend: afterPause, notifications: notifications() });
   // The approval policies admins keep as data (/admin/policies), for every demo agent.
   const dataPolicy = appPolicySource();
   const opsAgent = new Agent({

@@ -70,6 +70,7 @@ export const runPaths: ZodOpenApiPathsObject = {
       requestBody: body(chatRequestSchema),
       responses: {
         '200': { description: 'AI SDK UI message stream', content: { 'text/event-stream': { schema: z.string() } } },
+        // 409 RUN_IN_PROGRESS: a turn of the thread is still running (one turn at a time).
         ...errors(400, 401, 403, 404, 409, 413, 422, 429),
       },
     },
@@ -90,6 +91,19 @@ export const runPaths: ZodOpenApiPathsObject = {
       ...access('agents:run', 'the thread’s owner'),
       requestParams: threadParams,
       responses: { '200': sse('The rest of the running stream'), '204': { description: 'Nothing is running' }, ...errors(400, 401, 403, 404, 429) },
+    },
+  },
+  '/api/chat/{id}/stop': {
+    post: {
+      tags: ['Chat'],
+      summary: 'Stop the thread’s running turn, on whichever server runs it (202; 200 with `stopping: false` when nothing runs)',
+      ...access('agents:run', 'the thread’s owner'),
+      requestParams: threadParams,
+      responses: {
+        '200': json(z.object({ stopping: z.literal(false), runId: z.null() }), 'No turn of the thread was running'),
+        '202': json(z.object({ stopping: z.literal(true), runId: z.string() }), 'The running turn was told to stop'),
+        ...errors(400, 401, 403, 404),
+      },
     },
   },
   '/api/chat/{id}/events': {

@@ -4,7 +4,7 @@ import { env } from '@/lib/env';
 
 type Listener = (payload: string) => void;
 
-const CHANNELS = ['countersign_run_events', 'countersign_runs', 'countersign_pending', 'countersign_policies', 'countersign_sessions'] as const;
+const CHANNELS = ['countersign_run_events', 'countersign_runs', 'countersign_pending', 'countersign_policies', 'countersign_sessions', 'countersign_run_stop'] as const;
 export type Channel = (typeof CHANNELS)[number];
 
 /**

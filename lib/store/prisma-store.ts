@@ -15,7 +15,10 @@ import type {
   SuspendedRunsQuery,
 } from '@/lib/agent/store';
 import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
+import { AgentError } from '@/lib/agent/errors';
+import { RUN_IN_PROGRESS_MESSAGE } from '@/lib/agent/stop';
 import { titleFromRequest } from './thread-title';
+import type { Notifications } from './listen';
 import { hotQuery } from './hot';
 import { castVote, claimPendingCall } from './decision-statements';
 import { listAbandonedRuns, markRunInterrupted, takeOverRun } from './recovery-statements';
@@ -63,14 +66,25 @@ import {
  * The runtime's store on PostgreSQL via Prisma. Each write is one SQL statement (see above);
  * claims are compare-and-set updates so exactly one decision wins across processes. Source: behaviour §5, §10.
  */
+/** The NOTIFY channel a Stop is announced on (payload: the run id); listen.ts listens on it. */
+const STOP_CHANNEL = 'countersign_run_stop';
+
 export class PrismaAgentStore implements AgentStore {
   /**
    * @param hooks.afterSuspend called once a pause is committed, with the new pending calls (e.g. to
    *   notify reviewers); it must not throw or block (save first, then publish)
+   * @param hooks.notifications where a Stop is heard (see `onStopRequested`)
    */
   constructor(
     private readonly db: PrismaClient,
-    private readonly hooks: { afterSuspend?: (calls: NewPendingCall[]) => void } = {},
+    private readonly hooks: {
+      afterSuspend?: (calls: NewPendingCall[]) => void;
+      /**
+       * The process's LISTEN connection (listen.ts `notifications()`): a segment hears a Stop on its
+       * run at once through it. Without it, a Stop is heard at the segment's next lease renewal.
+       */
+      notifications?: Pick<Notifications, 'subscribe'>;
+    } = {},
   ) {}
 
   async startRun({ run, title, inputMessages, leaseMs }: Parameters<AgentStore['startRun']>[0]) {
@@ -83,8 +97,8 @@ export class PrismaAgentStore implements AgentStore {
     const rows = await hotQuery<{ history: ModelMessage[]; open: PendingRow[]; waiting: { runId: string; state: RunState }[] }[]>(this.db, Prisma.sql`
       WITH input AS (SELECT ${jsonb(run.state)} AS state),
       thread AS (
-        INSERT INTO threads (id, resource_id, agent_id, title)
-        VALUES (${run.threadId}, ${run.resourceId}, ${run.agentId}, (
+        INSERT INTO threads (id, resource_id, agent_id, running_run_id, title)
+        VALUES (${run.threadId}, ${run.resourceId}, ${run.agentId}, ${run.id}, (
           SELECT CASE
             WHEN EXISTS (SELECT 1 FROM threads t WHERE t.id = ${run.threadId}) THEN ${base}::text
             WHEN NOT EXISTS (
@@ -102,8 +116,10 @@ export class PrismaAgentStore implements AgentStore {
             ) || ')'
           END
         ))
-        ON CONFLICT (id) DO UPDATE SET updated_at = now()
-          WHERE threads.resource_id = excluded.resource_id AND threads.deleted_at IS NULL
+        -- One turn at a time: the thread row's lock serialises two sends, and this condition is
+        -- re-checked on its newest version, so exactly one of them finds no running run.
+        ON CONFLICT (id) DO UPDATE SET updated_at = now(), running_run_id = excluded.running_run_id
+          WHERE threads.resource_id = excluded.resource_id AND threads.deleted_at IS NULL AND threads.running_run_id IS NULL
         RETURNING id
       ),
       history AS (
@@ -138,7 +154,14 @@ export class PrismaAgentStore implements AgentStore {
         (SELECT coalesce(json_agg(o ORDER BY o.seq), '[]') FROM open o) AS open,
         (SELECT coalesce(json_agg(json_build_object('runId', w."runId", 'state', w.state) ORDER BY w.first), '[]') FROM waiting w) AS waiting
       FROM run, history`);
-    if (rows.length === 0) throw new Error(`Thread ${run.threadId} belongs to another resource or was deleted`);
+    if (rows.length === 0) {
+      // Nothing was written; only now is it read why.
+      const thread = await this.db.thread.findUnique({ where: { id: run.threadId }, select: { resourceId: true, deletedAt: true, runningRunId: true } });
+      if (thread && thread.resourceId === run.resourceId && !thread.deletedAt && thread.runningRunId) {
+        throw new AgentError('RUN_IN_PROGRESS', RUN_IN_PROGRESS_MESSAGE, { runId: thread.runningRunId });
+      }
+      throw new Error(`Thread ${run.threadId} belongs to another resource or was deleted`);
+    }
     return { history: rows[0].history, open: rows[0].open.map(pendingFromJson), waiting: rows[0].waiting };
   }
 
@@ -192,6 +215,8 @@ export class PrismaAgentStore implements AgentStore {
           state = ${jsonb(state)},
           open_calls = open_calls + ${pendingCalls.length},
           status = CASE WHEN open_calls + ${pendingCalls.length} = 0 THEN 'running' ELSE 'suspended' END,
+          -- A Stop that came too late for this pause is not kept for the run's continuation.
+          stop_requested_at = CASE WHEN open_calls + ${pendingCalls.length} = 0 THEN stop_requested_at END,
           updated_at = now()
         WHERE id = ${runId}
         RETURNING status
@@ -280,7 +305,31 @@ export class PrismaAgentStore implements AgentStore {
   }
 
   async renewLease({ runId, ms }: { runId: string; ms: number }) {
-    await hotQuery(this.db, Prisma.sql`UPDATE runs SET lease_expires_at = now() + make_interval(secs => ${seconds(ms)}) WHERE id = ${runId}`);
+    const rows = await hotQuery<{ stop: boolean }[]>(this.db, Prisma.sql`
+      UPDATE runs SET lease_expires_at = now() + make_interval(secs => ${seconds(ms)}) WHERE id = ${runId}
+      RETURNING stop_requested_at IS NOT NULL AND status = 'running' AS stop`);
+    return { stopRequested: rows[0]?.stop ?? false };
+  }
+
+  async requestStop({ threadId }: { threadId: string }) {
+    // The thread's running run (the trigger of migration 20261206100000 keeps `running_run_id`),
+    // marked and announced in one statement; the NOTIFY is delivered at commit, to every server.
+    const rows = await hotQuery<{ runId: string }[]>(this.db, Prisma.sql`
+      WITH stopped AS (
+        UPDATE runs r SET stop_requested_at = coalesce(r.stop_requested_at, now())
+        FROM threads t
+        WHERE t.id = ${threadId} AND r.id = t.running_run_id AND r.status = 'running' AND r.parent_run_id IS NULL
+        RETURNING r.id
+      )
+      SELECT id AS "runId", pg_notify(${STOP_CHANNEL}, id) IS NULL AS notified FROM stopped`);
+    return rows[0] ? { runId: rows[0].runId } : null;
+  }
+
+  async onStopRequested(runId: string, listener: () => void): Promise<() => void> {
+    if (!this.hooks.notifications) return () => {};
+    return this.hooks.notifications.subscribe(STOP_CHANNEL, (payload) => {
+      if (payload === runId) listener();
+    });
   }
 
   listAbandonedRuns(input: { before: Date; limit: number }) {

@@ -45,6 +45,8 @@ export async function takeOverRun(db: PrismaClient, { runId, leaseMs }: { runId:
       UPDATE runs r SET lease_expires_at = now() + make_interval(secs => ${seconds(leaseMs)}), updated_at = now()
       WHERE r.id = ${runId} AND r.parent_run_id IS NULL AND r.status = 'running' AND r.state IS NOT NULL
         AND r.lease_expires_at <= now()
+        -- A run someone stopped is not continued: it ends as interrupted.
+        AND r.stop_requested_at IS NULL
         AND coalesce(jsonb_array_length(r.state -> 'startedCalls'), 0) = 0
         AND NOT EXISTS (
           SELECT 1 FROM pending_tool_calls p WHERE p.root_run_id = r.id AND p.status IN ('approved', 'resumed', 'waiting'))

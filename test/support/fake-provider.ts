@@ -7,6 +7,8 @@ export interface RecordedRequest {
   path: string;
   headers: http.IncomingHttpHeaders;
   body: any;
+  /** Set when the client closed the connection before the reply ended (an aborted model call). */
+  aborted?: boolean;
 }
 
 /** What the loopback server answers one request with. */
@@ -19,6 +21,8 @@ export interface Reply {
   json?: unknown;
   /** After writing `events`, destroy the socket instead of ending the response (a cut connection). */
   cut?: boolean;
+  /** Wait this long, in ms, before answering at all (a provider that stalls). */
+  delayMs?: number;
 }
 
 /**
@@ -34,26 +38,39 @@ export async function startFakeProvider() {
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const text = Buffer.concat(chunks).toString('utf8');
-      requests.push({ method: request.method ?? '', path: request.url ?? '', headers: request.headers, body: text ? JSON.parse(text) : null });
+      const recorded: RecordedRequest = { method: request.method ?? '', path: request.url ?? '', headers: request.headers, body: text ? JSON.parse(text) : null };
+      requests.push(recorded);
+      response.on('close', () => {
+        if (!response.writableFinished) recorded.aborted = true;
+      });
       const reply = replies.shift() ?? { status: 599, json: { error: { message: 'no reply scripted for this request' } } };
-      if (reply.events) {
-        response.writeHead(reply.status ?? 200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...reply.headers });
-        // Each event in its own write, so the client sees them as separate network chunks.
-        const write = async () => {
-          for (const event of reply.events!) {
-            response.write(event);
-            await new Promise((resolve) => setTimeout(resolve, 2));
-          }
-          if (reply.cut) response.socket?.destroy();
-          else response.end();
-        };
-        void write();
+      if (reply.delayMs) {
+        setTimeout(() => {
+          if (!response.destroyed) answer(response, reply);
+        }, reply.delayMs);
         return;
       }
-      response.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
-      response.end(JSON.stringify(reply.json ?? {}));
+      answer(response, reply);
     });
   });
+  const answer = (response: http.ServerResponse, reply: Reply) => {
+    if (reply.events) {
+      response.writeHead(reply.status ?? 200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...reply.headers });
+      // Each event in its own write, so the client sees them as separate network chunks.
+      const write = async () => {
+        for (const event of reply.events!) {
+          response.write(event);
+          await new Promise((resolve) => setTimeout(resolve, 2));
+        }
+        if (reply.cut) response.socket?.destroy();
+        else response.end();
+      };
+      void write();
+      return;
+    }
+    response.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
+    response.end(JSON.stringify(reply.json ?? {}));
+  };
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
