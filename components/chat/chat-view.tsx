@@ -166,6 +166,15 @@ export function ChatView({ threadId, agentId, resumeOnMount, initialMessages, vi
     [busy, clearError, sendMessage],
   );
 
+  // Stop cancels the turn on the server (on whichever server runs it, behaviour §5b); the stream
+  // stays open and ends with "Stopped". Only when nothing runs there (or the request fails) does
+  // this tab just stop reading.
+  const stopTurn = useCallback(async () => {
+    const response = await fetch(`/api/chat/${encodeURIComponent(threadId)}/stop`, { method: 'POST' }).catch(() => null);
+    const body = response?.ok ? ((await response.json().catch(() => null)) as { stopping?: boolean } | null) : null;
+    if (!body?.stopping) await stop();
+  }, [threadId, stop]);
+
   // When the answer's stream breaks off (its server died), attach again (GET /api/chat/{id}/stream)
   // until it is back — on any server, once another one has taken the run over — or nothing is
   // active any more (then the transport fetches the server's copy). No user action is needed.
@@ -313,7 +322,7 @@ export function ChatView({ threadId, agentId, resumeOnMount, initialMessages, vi
             onRetry={unsent !== null ? () => send(draft.trim() ? draft : unsent) : undefined}
           />
         ) : null}
-        <Composer value={draft} onChange={setDraft} onSend={() => send(draft)} onStop={() => void stop()} busy={busy} />
+        <Composer value={draft} onChange={setDraft} onSend={() => send(draft)} onStop={() => void stopTurn()} busy={busy} />
         <p className="text-center text-xs text-muted-foreground">Sensitive actions wait for approval before they run.</p>
       </div>
     </div>

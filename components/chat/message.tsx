@@ -1,7 +1,7 @@
 'use client';
 
 import { isToolUIPart } from 'ai';
-import { Bot, MessageCircleQuestionMark, TriangleAlert } from 'lucide-react';
+import { Bot, MessageCircleQuestionMark, Square, TriangleAlert } from 'lucide-react';
 import { ApprovalCard } from './approval-card';
 import { Markdown } from './markdown';
 import { QuestionCard } from './question-card';
@@ -86,6 +86,15 @@ export function MessageView({ message, viewerId, people, streaming, actingOn, bu
       // Keyed by call, so a card keeps its state (and focus) when the message is rebuilt around it.
       if (cards?.length) return cards.map((card, n) => renderCard(card, tool, `card:${cardId(card)}:${n}`));
       return [<ToolCallCard key={index} part={tool} streaming={streaming} />];
+    }
+    if (part.type === 'data-run-error' && part.data.code === 'RUN_STOPPED') {
+      // Someone pressed Stop: not a failure.
+      return [
+        <p key={index} role="status" data-testid="run-stopped" className="flex items-center gap-2 text-sm text-muted-foreground">
+          <Square className="size-3 fill-current" aria-hidden />
+          Stopped
+        </p>,
+      ];
     }
     if (part.type === 'data-run-error') {
       return [

@@ -87,7 +87,8 @@ export interface ChunkPayloads {
   /**
    * A message for the user, safe to show. `code` says what kind of failure it is: MODEL_PROVIDER_CONFIG,
    * MODEL_PROVIDER_BUSY, MODEL_PROVIDER_DOWN, MODEL_PROVIDER_REJECTED, RUN_FAILED, RUN_INTERRUPTED
-   * (the run failed; the segment then finishes with `error`), or MODEL_REFUSED (the run goes on).
+   * (the run failed; the segment then finishes with `error`), RUN_STOPPED (someone pressed Stop; the
+   * run is `cancelled` and the segment finishes with `other`), or MODEL_REFUSED (the run goes on).
    */
   error: { message: string; code?: string };
 }

@@ -1,9 +1,8 @@
 import 'server-only';
+import { KEEPALIVE_COMMENT, KEEPALIVE_MS } from './keep-alive';
 import { SSE_HEADERS } from './sse';
 import { acquireStreamSlot } from './stream-slots';
 
-/** Keep-alive comment interval, in ms. */
-const KEEPALIVE_MS = 15_000;
 
 /**
  * A Server-Sent Events response that sends `data: <event>` each time `subscribe`'s callback fires
@@ -15,6 +14,7 @@ const KEEPALIVE_MS = 15_000;
  * @param input.event the JSON text sent per notice, e.g. `{"type":"changed"}`
  * @param input.debounceMs how long notices are gathered into one after the first, in ms
  * @param input.subscribe starts listening; calls `notify` on each change; returns the unsubscribers
+ * @param input.keepAliveMs how often a keep-alive comment is sent, in ms (default KEEPALIVE_MS, keep-alive.ts)
  * @throws ApiError 429 TOO_MANY_STREAMS (acquireStreamSlot)
  */
 export function noticeStreamResponse(input: {
@@ -23,6 +23,7 @@ export function noticeStreamResponse(input: {
   event: string;
   debounceMs: number;
   subscribe: (notify: () => void) => Promise<(() => void)[]>;
+  keepAliveMs?: number;
 }): Response {
   const release = acquireStreamSlot(input.actorId);
   const encoder = new TextEncoder();
@@ -68,7 +69,7 @@ export function noticeStreamResponse(input: {
         return;
       }
       send(': connected\n\n');
-      keepalive = setInterval(() => send(': keep-alive\n\n'), KEEPALIVE_MS);
+      keepalive = setInterval(() => send(KEEPALIVE_COMMENT), input.keepAliveMs ?? KEEPALIVE_MS);
       input.request.signal.addEventListener('abort', () => {
         close();
         try {

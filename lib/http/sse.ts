@@ -1,5 +1,6 @@
 import 'server-only';
-import { createUIMessageStreamResponse, JsonToSseTransformStream, UI_MESSAGE_STREAM_HEADERS } from 'ai';
+import { createUIMessageStreamResponse, JsonToSseTransformStream, UI_MESSAGE_STREAM_HEADERS, type UIMessageChunk } from 'ai';
+import { keepAliveResponse, withKeepAlive } from './keep-alive';
 import type { AgentChunk } from '@/lib/agent/chunks';
 import { describeAppCall } from '@/lib/chat/describe';
 import { uiChunkTransform } from '@/lib/ui-stream/map';
@@ -27,18 +28,25 @@ const CHUNK_SSE_HEADERS = { ...aiHeaders, ...SSE_HEADERS };
  * @param stream the run's chunks (`fullStream`)
  * @returns a 200 response streaming them
  */
-export function chunkSseResponse(stream: ReadableStream<AgentChunk>): Response {
+export function chunkSseResponse(stream: ReadableStream<AgentChunk>, options: { keepAliveMs?: number } = {}): Response {
   const body = stream.pipeThrough(new JsonToSseTransformStream()).pipeThrough(new TextEncoderStream());
-  return new Response(body, { headers: CHUNK_SSE_HEADERS });
+  return new Response(withKeepAlive(body, options.keepAliveMs), { headers: CHUNK_SSE_HEADERS });
 }
 
 /**
- * A run's chunks as an AI SDK UI message stream response (SSE) that `useChat` reads.
+ * A run's chunks as an AI SDK UI message stream response (SSE) that `useChat` reads, with a
+ * keep-alive comment whenever nothing was sent for KEEPALIVE_MS (keep-alive.ts).
  * @param result a segment of the run (`stream()` or a decision's continuation)
+ * @param options.keepAliveMs the keep-alive interval in ms (tests shorten it)
  */
-export function uiStreamResponse(result: { runId: string; fullStream: ReadableStream<AgentChunk> }): Response {
-  return createUIMessageStreamResponse({
-    stream: result.fullStream.pipeThrough(uiChunkTransform(result.runId, describeAppCall)),
-    headers: SSE_HEADERS,
-  });
+export function uiStreamResponse(result: { runId: string; fullStream: ReadableStream<AgentChunk> }, options: { keepAliveMs?: number } = {}): Response {
+  return uiMessageStreamResponse(result.fullStream.pipeThrough(uiChunkTransform(result.runId, describeAppCall)), options);
+}
+
+/**
+ * UI message chunks as the AI SDK's UI message stream response, with keep-alive comments.
+ * @param options.keepAliveMs the keep-alive interval in ms (default KEEPALIVE_MS)
+ */
+export function uiMessageStreamResponse(stream: ReadableStream<UIMessageChunk>, options: { keepAliveMs?: number } = {}): Response {
+  return keepAliveResponse(createUIMessageStreamResponse({ stream, headers: SSE_HEADERS }), options.keepAliveMs);
 }

@@ -56,7 +56,7 @@ export interface SuspendedCardData {
  * `data` of a run error shown in the conversation (`data-run-error`), e.g. after a crash or a
  * provider failure. `code` tells the kind (see the runtime's `error` chunk): MODEL_PROVIDER_CONFIG,
  * MODEL_PROVIDER_BUSY, MODEL_PROVIDER_DOWN, MODEL_PROVIDER_REJECTED, MODEL_REFUSED, RUN_FAILED,
- * RUN_INTERRUPTED.
+ * RUN_INTERRUPTED, or RUN_STOPPED (someone pressed Stop; the chat shows "Stopped", not an error).
  */
 export interface RunErrorData {
   message: string;

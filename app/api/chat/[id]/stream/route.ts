@@ -1,9 +1,8 @@
-import { createUIMessageStreamResponse } from 'ai';
 import { requireActor } from '@/lib/auth/session';
 import { findActiveSegment, tailRunEvents } from '@/lib/chat/tail';
 import { parseValue, withErrors } from '@/lib/http/errors';
 import { threadParamsSchema } from '@/lib/chat/thread-id';
-import { SSE_HEADERS } from '@/lib/http/sse';
+import { uiMessageStreamResponse } from '@/lib/http/sse';
 import { acquireStreamSlot, releaseWhenDone } from '@/lib/http/stream-slots';
 import { assertThreadOwner } from '@/lib/runs/access';
 import { uiChunkTransform } from '@/lib/ui-stream/map';
@@ -34,7 +33,8 @@ export const GET = withErrors(async (request: Request, { params }: Params) => {
     messageId: active.messageId,
   });
   const stream = releaseWhenDone({ stream: chunks.pipeThrough(uiChunkTransform(active.runId, describeAppCall)), release, signal: request.signal });
-  return createUIMessageStreamResponse({ stream, headers: SSE_HEADERS });
+  // With keep-alive comments: a proxy must not cut a chat that waits on the model.
+  return uiMessageStreamResponse(stream);
 });
 
 export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods('GET');
