@@ -39,4 +39,13 @@ describe('rule drafts', () => {
       'lookup-* → allow',
     ]);
   });
+
+  it('states the whole deadline sequence: an escalation is followed by a decline after the same time again; a classify rule keeps its deadline', () => {
+    const escalating: PolicyRuleInput = { id: 'e', name: 'Escalating', agent: '*', tool: 'delete-*', outcome: { type: 'require', approvers: 'reviewer', deadline: { minutes: 1, action: 'escalate' } } };
+    expect(ruleSummary(draftFromRule(escalating))).toBe('delete-* → a reviewer, escalate to admins after 1 min, decline after 2 min');
+    const classified: PolicyRuleInput = { ...rules[1], outcome: { type: 'classify', threshold: 0.7, approvers: 'requester', deadline: { minutes: 30, action: 'decline' } } };
+    expect(ruleSummary(draftFromRule(classified))).toBe('ops-* › send-email → classify (≥ 0.7: the requester), decline after 30 min');
+    const escalatedClassified: PolicyRuleInput = { ...rules[1], outcome: { type: 'classify', threshold: 0.7, approvers: 'requester', deadline: { minutes: 90, action: 'escalate' } } };
+    expect(ruleSummary(draftFromRule(escalatedClassified))).toBe('ops-* › send-email → classify (≥ 0.7: the requester), escalate to admins after 90 min, decline after 180 min');
+  });
 });

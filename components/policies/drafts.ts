@@ -115,6 +115,19 @@ export function summariseChange(before: PolicyRule[] | null, after: PolicyRule[]
   return parts.join('; ') || 'no change';
 }
 
+/**
+ * What a rule's deadline does, step by step, as the deadline job acts on it (lib/jobs/deadlines.ts):
+ * `decline after 60 min`; an escalation is followed by a decline after the same span again
+ * (lib/agent/deadline.ts: the deadline is extended once), so `escalate to admins after 1 min,
+ * decline after 2 min`. Minutes as typed; a value that is not a number is shown as it is.
+ */
+export function deadlineSequence(draft: Pick<RuleDraft, 'deadlineAction' | 'deadlineMinutes'>): string {
+  if (draft.deadlineAction === 'decline') return `decline after ${draft.deadlineMinutes} min`;
+  const minutes = Number(draft.deadlineMinutes);
+  const declineAt = Number.isFinite(minutes) && draft.deadlineMinutes.trim() !== '' ? String(minutes * 2) : `twice ${draft.deadlineMinutes}`;
+  return `escalate to admins after ${draft.deadlineMinutes} min, decline after ${declineAt} min`;
+}
+
 /** One line saying what a rule does: "issue-refund · args.amount > 1000 → 2 reviewers". */
 export function ruleSummary(draft: RuleDraft): string {
   const who: Record<RuleDraft['approvers'], string> = {
@@ -126,9 +139,7 @@ export function ruleSummary(draft: RuleDraft): string {
   const then =
     draft.outcome === 'allow'
       ? 'allow'
-      : draft.outcome === 'classify'
-        ? `classify (≥ ${draft.threshold}: ${who[draft.approvers]})`
-        : `${who[draft.approvers]}${draft.useDeadline ? `, ${draft.deadlineAction} after ${draft.deadlineMinutes} min` : ''}`;
+      : `${draft.outcome === 'classify' ? `classify (≥ ${draft.threshold}: ${who[draft.approvers]})` : who[draft.approvers]}${draft.useDeadline ? `, ${deadlineSequence(draft)}` : ''}`;
   const scope = draft.agent.trim() && draft.agent.trim() !== '*' ? `${draft.agent.trim()} › ${draft.tool.trim()}` : draft.tool.trim();
   return `${scope}${draft.condition.trim() ? ` · ${draft.condition.trim()}` : ''} → ${then}`;
 }

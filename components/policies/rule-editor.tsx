@@ -5,7 +5,7 @@ import { useId, useMemo } from 'react';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Input, Textarea } from '@/components/ui/textarea';
-import { ruleSummary, type RuleDraft } from './drafts';
+import { deadlineSequence, ruleSummary, type RuleDraft } from './drafts';
 
 const selectClass = 'h-9 w-full rounded-md border border-input bg-background px-2 text-sm focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring';
 
@@ -179,6 +179,10 @@ export function RuleEditor({
                         </select>
                       ))}
                       {field('deadlineReason', 'Reason the agent reads', <Input {...inputProps('deadlineReason')} maxLength={500} placeholder="No reviewer decided in time" />)}
+                      <p className="text-xs text-muted-foreground sm:col-span-3" data-testid="policy-deadline-sequence">
+                        Unless someone decides: {deadlineSequence(draft)}
+                        {draft.deadlineAction === 'escalate' ? ' (an escalated call gets the same time again, then it is declined).' : '.'}
+                      </p>
                     </div>
                   ) : null}
                 </>

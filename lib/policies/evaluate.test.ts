@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DataPolicyCall } from '@/lib/agent/data-policy';
 import { evaluatePolicies, explainCondition } from './evaluate';
-import { policiesSchema, type PolicyRuleInput } from './rules';
+import { policiesSchema, policiesWriteSchema, type PolicyRuleInput } from './rules';
 
 const call = (args: unknown, toolName = 'issue-refund', agentId = 'ops-agent'): DataPolicyCall => ({
   agentId, toolName, args, runId: 'run', toolCallId: 'c1', threadId: 't', resourceId: 'ada', requestedBy: 'ada', requestContext: {},
@@ -65,6 +65,13 @@ describe('evaluatePolicies', () => {
     expect((await evaluatePolicies({ rules: classified, version: 1, call: mail, history: noHistory })).error).toBe('no classifier is configured');
   });
 
+  it('explains method calls as written, with the field\'s value', () => {
+    expect(explainCondition("args.id.startsWith('rec-9')", { args: { id: 'rec-9x' } })).toBe(`id "rec-9x".startsWith('rec-9')`);
+    expect(explainCondition('args.items.exists(i, i.sku.matches("^X-")) && size(args.note) > 3', { args: { items: [{ sku: 'X-1' }], note: 'long' } })).toBe(
+      'items [{"sku":"X-1"}].exists(i, i.sku.matches("^X-")) && size(note "long") > 3',
+    );
+  });
+
   it('explains strings and nested fields', () => {
     expect(explainCondition('args.to.domain == "x.com" && context.tenant == "t"', { args: { to: { domain: 'x.com' } }, context: {} })).toBe(
       'to.domain "x.com" == "x.com" && tenant missing == "t"',
@@ -88,5 +95,51 @@ describe('policiesSchema', () => {
       expect.stringMatching(/^rules\.2\.tool/),
       expect.stringMatching(/^rules\.2\.outcome\.approvers/),
     ]));
+  });
+});
+
+describe('conditions evaluate within a budget (issue 30, item 7)', () => {
+  const customers = rules([{ id: 'aaa', name: 'Odd customer ids', tool: 'lookup-*', condition: "args.customerId.matches('^(a+)+$')", outcome: { type: 'require', approvers: 'reviewer' } }]);
+
+  it('matches runs on RE2: a catastrophic pattern on 31 a and a ! answers in well under 200 ms', async () => {
+    const started = performance.now();
+    const verdict = await evaluatePolicies({ rules: customers, version: 1, call: call({ customerId: `${'a'.repeat(31)}!` }, 'lookup-customer'), history: noHistory });
+    expect(performance.now() - started).toBeLessThan(200);
+    expect(verdict).toEqual({ outcome: 'none', version: 1 });
+    // Ten times longer is still linear, not 2^310 steps.
+    const longer = performance.now();
+    await evaluatePolicies({ rules: customers, version: 1, call: call({ customerId: `${'a'.repeat(310)}!` }, 'lookup-customer'), history: noHistory });
+    expect(performance.now() - longer).toBeLessThan(200);
+    // CEL's partial match, as before.
+    expect((await evaluatePolicies({ rules: customers, version: 1, call: call({ customerId: 'aaaa' }, 'lookup-customer'), history: noHistory })).outcome).toBe('require');
+    const partial = rules([{ ...customers[0], condition: "args.customerId.matches('ec-[0-9]')" }]);
+    expect((await evaluatePolicies({ rules: partial, version: 1, call: call({ customerId: 'rec-9' }, 'lookup-customer'), history: noHistory })).outcome).toBe('require');
+  });
+
+  it('a stored condition that runs over the budget fails closed: a reviewer decides, and the error says why', async () => {
+    // Five nested all() over 20 items: 3.2 million steps (4.7 s per call before).
+    const nested = rules([{
+      id: 'nested', name: 'Nested', tool: 'lookup-*', outcome: { type: 'require', approvers: 'requester' },
+      condition: 'args.xs.all(a, args.xs.all(b, args.xs.all(c, args.xs.all(d, args.xs.all(e, a + b + c + d + e >= 0)))))',
+    }]);
+    const started = performance.now();
+    const verdict = await evaluatePolicies({ rules: nested, version: 3, call: call({ xs: Array.from({ length: 20 }, (_, i) => i) }, 'lookup-customer'), history: noHistory, budgetMs: 50 });
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(verdict).toMatchObject({ outcome: 'require', rule: { id: 'nested' }, error: 'condition over its time budget: it did not finish within 50 ms' });
+    // The next evaluation is not affected.
+    expect((await evaluatePolicies({ rules: nested, version: 3, call: call({ xs: [1] }, 'lookup-customer'), history: noHistory })).error).toBeUndefined();
+  });
+
+  it('saving refuses comprehensions nested over 2 deep, more than 5 of them, and patterns RE2 does not accept', () => {
+    const save = (condition: string) => policiesWriteSchema.safeParse({ rules: [{ id: 'r', name: 'r', tool: '*', condition, outcome: { type: 'allow' } }] });
+    expect(save('args.xs.all(a, args.xs.exists(b, a == b))').success).toBe(true);
+    const deep = save('args.xs.all(a, args.xs.all(b, args.xs.all(c, a + b + c >= 0)))');
+    expect(deep.error?.issues).toEqual([expect.objectContaining({
+      path: ['rules', 0, 'condition'],
+      message: 'comprehensions (all, exists, exists_one, map, filter) are nested 3 deep; at most 2 are allowed, so that a rule evaluates within its budget',
+    })]);
+    const many = save(Array.from({ length: 6 }, (_, i) => `args.xs.exists(x${i}, x${i} == ${i})`).join(' || '));
+    expect(many.error?.issues[0].message).toMatch(/has 6 comprehensions .* at most 5/);
+    expect(save("args.id.matches('(?=a)b')").error?.issues[0].message).toMatch(/^matches: invalid regular expression \(RE2 syntax\)/);
   });
 });

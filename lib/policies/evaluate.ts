@@ -1,11 +1,13 @@
-import { evaluate as evaluateCel } from '@marcbachmann/cel-js';
 import type { ClassificationRecord, DataPolicyCall, DataPolicyVerdict, MatchedRule } from '@/lib/agent/data-policy';
+import { ConditionBudgetError, evaluateCondition } from './condition';
+import { renderFieldReads } from './condition-check';
 import { ruleMatches, type PolicyRule } from './rules';
 
 /**
  * Evaluating data policy rules for one call, without a database: the history totals and the
  * classifier are passed in. Conditions are CEL, evaluated by a sandboxed interpreter
- * (@marcbachmann/cel-js: no access to JavaScript, no loops), never by `eval`.
+ * (@marcbachmann/cel-js: no access to JavaScript, no loops), never by `eval`, within a time budget
+ * and with `matches` on RE2 (lib/policies/condition.ts).
  */
 
 /** Earlier calls of the same tool a history rule counts: their summed field and how many. */
@@ -17,10 +19,12 @@ export interface HistoryTotals {
 /**
  * The first rule (in order) whose agent and tool globs match and whose condition holds decides.
  * Fail closed: a condition that does not parse, throws (e.g. a missing field) or is not a boolean
- * requires approval and records the error; so does a `classify` rule without a classifier.
+ * requires approval and records the error; so does a `classify` rule without a classifier, and a
+ * condition that does not finish within `budgetMs` (the error says so; the server goes on answering).
  *
  * @param input.history totals of earlier calls for a rule with `history` (called only for such rules)
  * @param input.classify asks the decision model (rule outcome `classify`)
+ * @param input.budgetMs how long one condition may evaluate, in ms (default EVALUATION_BUDGET_MS, 100)
  * @returns the verdict; `none` when no rule matched
  */
 export async function evaluatePolicies(input: {
@@ -29,6 +33,7 @@ export async function evaluatePolicies(input: {
   call: DataPolicyCall;
   history: (rule: PolicyRule) => Promise<HistoryTotals>;
   classify?: (rule: PolicyRule & { outcome: { type: 'classify' } }, call: DataPolicyCall, version: number) => Promise<ClassificationRecord>;
+  budgetMs?: number;
 }): Promise<DataPolicyVerdict> {
   const { rules, version, call } = input;
   for (const rule of rules) {
@@ -45,8 +50,9 @@ export async function evaluatePolicies(input: {
     if (rule.condition) {
       let result: unknown;
       try {
-        result = evaluateCel(rule.condition, vars);
+        result = evaluateCondition(rule.condition, vars, input.budgetMs);
       } catch (error) {
+        if (error instanceof ConditionBudgetError) return failed(`condition over its time budget: ${error.message}`);
         return failed(`condition failed: ${message(error)}`);
       }
       if (typeof result !== 'boolean') return failed(`condition gave ${typeof result}, not true or false`);
@@ -110,13 +116,13 @@ function valueAt(root: unknown, path: string[]): unknown {
 /**
  * The condition with the call's values put in, as people read it: `args.amount > 100` becomes
  * `amount 250 > 100`; `history.total > 100` becomes `amount total 300 (24 h, same orderId, incl.
- * this call) > 100`.
+ * this call) > 100`. Method calls stay as written: `args.id.startsWith('rec-9')` becomes
+ * `id "rec-9x".startsWith('rec-9')` (the fields are found on the parsed condition, not by pattern).
  */
 export function explainCondition(condition: string, vars: Record<string, unknown>, rule?: Pick<PolicyRule, 'history'>): string {
-  return condition.replace(/\b(args|history|context)((?:\.[A-Za-z_][A-Za-z0-9_]*)+)/g, (_match, root: string, rest: string) => {
-    const path = rest.slice(1).split('.');
+  return renderFieldReads(condition, (root, path) => {
     const value = valueAt(vars[root], path);
-    const shown = value === undefined ? 'missing' : typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value);
+    const shown = value === undefined ? 'missing' : JSON.stringify(value);
     if (root === 'history' && rule?.history) {
       const h = rule.history;
       const scope = h.by === 'all' ? 'all calls' : h.by === 'requester' ? 'same requester' : h.by === 'thread' ? 'same chat' : `same ${h.by.slice('args.'.length)}`;

@@ -1,6 +1,7 @@
 import { Environment, parse } from '@marcbachmann/cel-js';
 import picomatch from 'picomatch';
 import { z } from 'zod';
+import { conditionBudgetProblem } from './condition-check';
 
 /**
  * The shape of approval policies kept as data: an ordered list of rules, the first matching one
@@ -143,13 +144,15 @@ export function conditionTypeProblem(condition: string): string | null {
 
 /**
  * The checks a list gets when it is saved, besides the schema's: each condition type-checks and
- * gives true or false (`conditionTypeProblem`). Not applied to stored rules when read back, so a
- * rule saved before this check keeps working as it did.
+ * gives true or false (`conditionTypeProblem`) and stays within the evaluation limits
+ * (`conditionBudgetProblem`: comprehensions nested at most 2 deep, at most 5 of them, `matches`
+ * patterns RE2 accepts). Not applied to stored rules when read back, so a rule saved before these
+ * checks keeps working as it did (within the evaluation budget, failing closed beyond it).
  */
 export function typeCheckRuleList(rules: z.infer<typeof ruleSchema>[], ctx: z.RefinementCtx) {
   rules.forEach((rule, index) => {
     // One that does not parse already has its issue from `ruleSchema`.
-    const problem = rule.condition && !celProblem(rule.condition) ? conditionTypeProblem(rule.condition) : null;
+    const problem = rule.condition && !celProblem(rule.condition) ? (conditionTypeProblem(rule.condition) ?? conditionBudgetProblem(rule.condition)) : null;
     if (problem) ctx.addIssue({ code: 'custom', path: ['rules', index, 'condition'], message: problem });
   });
 }

@@ -128,6 +128,50 @@ describe('data policies decide which calls wait, and the pending call records wh
   });
 });
 
+describe('conditions evaluate within a budget (issue 30, item 7)', () => {
+  it("a catastrophic matches pattern answers at once and the server's event loop keeps turning", async () => {
+    const rt = await policyRuntime();
+    await setRules(rt.db, [{ id: 'odd-ids', name: 'Odd customer ids', tool: 'lookup-customer', condition: "args.customerId.matches('^(a+)+$')", outcome: { type: 'require', approvers: 'reviewer' } }]);
+    // A timer that should tick every 10 ms: the longest gap is how long the event loop was blocked.
+    let last = performance.now();
+    let longestGap = 0;
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      longestGap = Math.max(longestGap, now - last);
+      last = now;
+    }, 10);
+    try {
+      const chunks = await collect((await rt.agent.stream(`/tool lookup-customer {"customerId":"${'a'.repeat(31)}!"}`, { threadId: newThreadId(), resourceId: ada.id })).fullStream);
+      expect(approvals(chunks)).toHaveLength(0);
+      expect(only(chunks, 'tool-result')).toHaveLength(1);
+      // Before: the whole process blocked for 10.8 s (and twice that per extra character).
+      expect(longestGap).toBeLessThan(500);
+    } finally {
+      clearInterval(ticker);
+    }
+  });
+
+  it('a stored rule that runs over its budget fails closed: the call waits for a reviewer, and the reason says so', async () => {
+    const rt = await policyRuntime();
+    // Saved before the limits on comprehensions (the schema for stored rules still reads it): 20^5 steps.
+    await setRules(rt.db, [{
+      id: 'nested', name: 'Nested look-ups', tool: 'lookup-customer', outcome: { type: 'require', approvers: 'requester' },
+      condition: 'args.customerId.split("").all(a, args.customerId.split("").all(b, args.customerId.split("").all(c, args.customerId.split("").all(d, args.customerId.split("").all(e, a + b + c + d + e != "zzzzz")))))',
+    }]);
+    const threadId = newThreadId();
+    const started = performance.now();
+    const chunks = await collect((await rt.agent.stream('/tool lookup-customer {"customerId":"cus-12345678901234567"}', { threadId, resourceId: ada.id })).fullStream);
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(approvals(chunks)[0].payload).toMatchObject({ policy: 'policy-error', approvers: 'reviewer' });
+    expect(only(chunks, 'tool-result')).toHaveLength(0);
+    const [row] = await rt.store.findOpenPendingCalls({ threadId });
+    expect(row.policyEvaluation?.error).toBe('condition over its time budget: it did not finish within 100 ms');
+    expect(row.policyEvaluation?.why).toBe(
+      'rule "Nested look-ups" could not be evaluated (condition over its time budget: it did not finish within 100 ms), so approval is required: reviewer required, not the requester',
+    );
+  });
+});
+
 describe('saving the rules already in force', () => {
   it('changes nothing: the version in force, changed false, no new version, audit entry or note; the baseVersion rules come first', async () => {
     const rt = await policyRuntime();
