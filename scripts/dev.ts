@@ -8,6 +8,8 @@ import { openDatabaseOrExit } from './database';
 import { startWithDatabase } from './start-up';
 
 const mode = process.argv[2] === 'start' ? 'start' : 'dev';
+// A developer's webhook receiver listens on localhost, which production refuses (README: Webhooks).
+if (mode === 'dev' && !process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS?.trim()) process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS = 'true';
 // A bad variable stops here, before a database is started (Next checks again in instrumentation.ts).
 envOrExit();
 // The demo accounts' password is public, so `npm start` creates them only when asked to.

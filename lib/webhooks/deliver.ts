@@ -3,6 +3,7 @@ import type { Sensitivity } from '@/lib/agent/tool';
 import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
 import { addJobSql, JOB_KINDS } from '@/lib/jobs/queue';
 import { redactArgs } from '@/lib/notify/redact';
+import { postWebhook } from './send';
 
 /*
  * Sending one webhook delivery (the `webhook-delivery` job), following the Standard Webhooks
@@ -12,7 +13,9 @@ import { redactArgs } from '@/lib/notify/redact';
  * (`v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, made by the `standardwebhooks` package; during
  * a secret rotation one signature per secret, space-separated, as the specification allows).
  * A 2xx answer is success; anything else — another status, a redirect, a network error, no answer
- * within the timeout — is a failed attempt, retried with exponential back-off.
+ * within the timeout, a private destination — is a failed attempt, retried with exponential
+ * back-off. The HTTP exchange itself (at most 4 KiB of the answer read, destinations checked, coarse
+ * errors) is lib/webhooks/send.ts.
  */
 
 /** How deliveries are sent; defaults come from WEBHOOK_TIMEOUT_MS, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_RETRY_BASE_MS. */
@@ -25,6 +28,12 @@ export interface DeliveryOptions {
   retryBaseMs: number;
   /** A tool's sensitivity marker by tool name: those argument values are masked in the payload. */
   sensitivity: (toolName: string) => Sensitivity | undefined;
+  /**
+   * Whether loopback, private, link-local and other non-public addresses may be sent to
+   * (WEBHOOK_ALLOW_PRIVATE_NETWORKS; lib/webhooks/destination.ts). Off, such a destination fails the
+   * attempt as `refused: private network address`, checked on the address actually connected to.
+   */
+  allowPrivateNetworks: boolean;
 }
 
 /** The longest wait between two attempts: 6 hours. */
@@ -114,30 +123,21 @@ export async function deliverWebhook(db: PrismaClient, input: { deliveryId: stri
   const secrets = [row.secret];
   if (row.previousSecret && row.previousSecretExpiresAt && row.previousSecretExpiresAt > at) secrets.push(row.previousSecret);
   const started = performance.now();
-  let statusCode: number | null = null;
-  let error: string | null = null;
-  try {
-    const response = await fetch(row.url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': 'Countersign-Webhooks/1.0',
-        'webhook-id': row.eventId,
-        'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-        'webhook-signature': signatureHeader({ id: row.eventId, at, body, secrets }),
-      },
-      body,
-      // A redirect is an answer of its own (not followed): the endpoint's URL is what admins registered.
-      redirect: 'manual',
-      signal: AbortSignal.timeout(options.timeoutMs),
-    });
-    statusCode = response.status;
-    // The answer's body is not used; read it to the end (within the timeout) so the connection is freed.
-    await response.arrayBuffer();
-    if (statusCode < 200 || statusCode > 299) error = `HTTP ${statusCode}`;
-  } catch (failure) {
-    error = describeFailure(failure, options.timeoutMs);
-  }
+  const sent = await postWebhook({
+    url: row.url,
+    headers: {
+      'content-type': 'application/json',
+      'user-agent': 'Countersign-Webhooks/1.0',
+      'webhook-id': row.eventId,
+      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+      'webhook-signature': signatureHeader({ id: row.eventId, at, body, secrets }),
+    },
+    body,
+    timeoutMs: options.timeoutMs,
+    allowPrivateNetworks: options.allowPrivateNetworks,
+  });
+  const statusCode = sent.statusCode;
+  const error = sent.statusCode === null ? sent.error : sent.statusCode < 200 || sent.statusCode > 299 ? `HTTP ${sent.statusCode}` : null;
   const durationMs = Math.round(performance.now() - started);
   const ok = error === null;
   const usedUp = attempt - row.retryBaseAttempt >= options.maxAttempts;
@@ -161,13 +161,4 @@ export async function deliverWebhook(db: PrismaClient, input: { deliveryId: stri
     ${job}`;
   if (ok) return { status: 'succeeded', statusCode: statusCode!, durationMs };
   return next ? { status: 'retrying', statusCode, error, retryAt: next } : { status: 'failed', statusCode, error };
-}
-
-/** A short, safe description of why a request failed (no stack, no secrets). */
-function describeFailure(failure: unknown, timeoutMs: number): string {
-  if (failure instanceof Error && (failure.name === 'TimeoutError' || failure.name === 'AbortError')) return `No answer within ${timeoutMs} ms`;
-  const cause = failure instanceof Error && failure.cause instanceof Error ? failure.cause : failure;
-  const code = cause && typeof cause === 'object' && 'code' in cause ? String((cause as { code: unknown }).code) : null;
-  const message = cause instanceof Error ? cause.message : String(cause);
-  return (code && !message.includes(code) ? `${code}: ${message}` : message).slice(0, 300);
 }
