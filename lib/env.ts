@@ -330,6 +330,18 @@ export function serverStartProblems(config: Pick<Env, 'NODE_ENV' | 'BETTER_AUTH_
   return [];
 }
 
+/**
+ * What `npm run dev` sets for its server when the developer did not (scripts/dev.ts): webhooks may
+ * reach local receivers (WEBHOOK_ALLOW_PRIVATE_NETWORKS=true).
+ * @returns the variables to add to the server's environment
+ */
+export function developmentDefaults(source: Record<string, string | undefined> = process.env): Record<string, string> {
+  const input = variablesOf(source);
+  const defaults: Record<string, string> = {};
+  if (input.WEBHOOK_ALLOW_PRIVATE_NETWORKS === undefined) defaults.WEBHOOK_ALLOW_PRIVATE_NETWORKS = 'true';
+  return defaults;
+}
+
 /** The app's variables in `source`, empty ones dropped. */
 function variablesOf(source: Record<string, string | undefined>): Record<string, string> {
   const input: Record<string, string> = {};

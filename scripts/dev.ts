@@ -3,13 +3,11 @@
 import { spawn } from 'node:child_process';
 import { migrate } from '../lib/db/migrate';
 import { seedFreshDatabase } from '../lib/demo/seed';
-import { envOrExit } from '../lib/env';
+import { developmentDefaults, envOrExit } from '../lib/env';
 import { openDatabaseOrExit } from './database';
 import { startWithDatabase } from './start-up';
 
 const mode = process.argv[2] === 'start' ? 'start' : 'dev';
-// A developer's webhook receiver listens on localhost, which production refuses (README: Webhooks).
-if (mode === 'dev' && !process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS?.trim()) process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS = 'true';
 // A bad variable stops here, before a database is started (Next checks again in instrumentation.ts).
 envOrExit();
 // The demo accounts' password is public, so `npm start` creates them only when asked to.
@@ -36,7 +34,7 @@ await startWithDatabase(db, {
     spawn(process.execPath, ['node_modules/next/dist/bin/next', mode, ...process.argv.slice(3)], {
       stdio: ['ignore', 'inherit', 'inherit'],
       detached: true,
-      env: { ...process.env, DATABASE_URL: url },
+      env: { ...process.env, ...(mode === 'dev' ? developmentDefaults() : {}), DATABASE_URL: url },
     }),
   onStopSignal: (stop) => {
     process.on('SIGINT', stop);
