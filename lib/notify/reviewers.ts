@@ -1,12 +1,13 @@
 import 'server-only';
 import { describeRedacted } from '@/lib/agent/describe';
 import type { Tool } from '@/lib/agent/tool';
-import { describeToolCall, policyText, revealBidi, summarizeArgs } from '@/components/ui/describe';
+import { describeToolCall, revealBidi, summarizeArgs } from '@/components/ui/describe';
 import { env } from '@/lib/env';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { prisma } from '@/lib/store/db';
 import { sendMail, type Mail } from './mailer';
 import { MASK, redactArgs } from './redact';
+import { hidesValues, whyWithoutValues } from './why';
 
 /**
  * Something reviewers should hear about, by pending call: it needs a reviewer (queued with the
@@ -76,9 +77,6 @@ export function appUrl(): string {
   return (APP_URL ?? BETTER_AUTH_URL ?? `http://localhost:${PORT ?? 3000}`).replace(/\/+$/, '');
 }
 
-/** Whether a tool marks any argument value sensitive (`true`, or a list of field names). */
-const hidesValues = (sensitive: Tool['sensitive']) => sensitive === true || (Array.isArray(sensitive) && sensitive.length > 0);
-
 /**
  * The email about one call: what it does (in the tool's own words when it describes itself), who
  * asked, through which agents, why it waits, and a deep link to it in the inbox. Argument values of
@@ -118,19 +116,11 @@ export function reviewMail(call: CallRow, kind: ReviewEvent['kind'], to: string[
 
 /**
  * The mail's "Why it waits": the inbox's words (the rule's own reason) when they cannot hold a hidden
- * value. A reason such as "amount 271.83 > 100" quotes the arguments, so for a call with sensitive
- * fields the mail names what asked without its values: the data rule that matched (the inbox shows
- * the values) and the code policy's words ("issue-refund's own approval rule asked for these
- * arguments"), not a failed policy's error, which may quote them. With neither, the reason code in
- * words ("The tool always asks" would be untrue of a rule on the amount, so it comes last).
+ * value; for a call with sensitive fields, what asked without its values (whyWithoutValues).
  */
 function whyItWaits(call: CallRow, valuesHidden: boolean): string {
   if (call.why && !valuesHidden) return revealBidi(call.why);
-  const reasons = [
-    call.ruleName ? `the policy rule “${revealBidi(call.ruleName)}” (the inbox shows the values it matched)` : null,
-    call.codeText && call.codeReason !== 'policy-error' ? revealBidi(call.codeText) : null,
-  ].filter((reason): reason is string => reason !== null);
-  return reasons.length > 0 ? reasons.join('; and ') : policyText(call.policy);
+  return whyWithoutValues(call);
 }
 
 /** A claim to send that is this old and still unsent belongs to a sender that died: another may take it over. */

@@ -3,6 +3,7 @@ import type { Sensitivity } from '@/lib/agent/tool';
 import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
 import { addJobSql, JOB_KINDS } from '@/lib/jobs/queue';
 import { redactArgs } from '@/lib/notify/redact';
+import { hidesValues, whyWithoutValues, type WhyFacts } from '@/lib/notify/why';
 import { postWebhook } from './send';
 
 /*
@@ -70,16 +71,39 @@ interface DeliveryRow {
   data: Record<string, unknown>;
   args: unknown;
   eventCreatedAt: Date;
+  /** The call's pending row, for call events whose call still exists. */
+  policy: string | null;
+  ruleName: string | null;
+  codeText: string | null;
+  codeReason: string | null;
 }
+
+/** What asked for a call's approval, read from its pending row at delivery (see webhookBody). */
+export type WhyOfCall = Omit<WhyFacts, 'why'>;
 
 /**
  * The body of an event, the same on every attempt: `{ type, timestamp, data }` where `data` holds
  * the ids, tool name, status and people of the event, and — for call events — the call's arguments
- * with the values the tool marks sensitive replaced by `•••` (lib/notify/redact.ts).
+ * with the values the tool marks sensitive replaced by `•••` (lib/notify/redact.ts). For such a tool
+ * the policy's own reason (`why`, e.g. "amount 287.45 > 100") is replaced by words without values —
+ * the rule's name, the code policy's words (lib/notify/why.ts), as the reviewer mail says it.
+ *
+ * @param event.whyOfCall the call's rule name, code policy and policy (null when the call is gone:
+ *   then the policy is named only as "a policy rule")
  */
-export function webhookBody(event: { type: string; data: Record<string, unknown>; args: unknown; createdAt: Date }, sensitivity: DeliveryOptions['sensitivity']): string {
+export function webhookBody(
+  event: { type: string; data: Record<string, unknown>; args: unknown; createdAt: Date; whyOfCall?: WhyOfCall | null },
+  sensitivity: DeliveryOptions['sensitivity'],
+): string {
   const toolName = typeof event.data.toolName === 'string' ? event.data.toolName : undefined;
-  const data = event.type.startsWith('call.') ? { ...event.data, args: redactArgs(event.args ?? null, toolName ? sensitivity(toolName) : undefined) } : event.data;
+  const sensitive = toolName ? sensitivity(toolName) : undefined;
+  let data = event.data;
+  if (event.type.startsWith('call.')) {
+    data = { ...data, args: redactArgs(event.args ?? null, sensitive) };
+    if (hidesValues(sensitive) && typeof data.why === 'string') {
+      data.why = event.whyOfCall ? whyWithoutValues({ why: null, ...event.whyOfCall }) : 'a policy rule (the inbox shows the values it matched)';
+    }
+  }
   return JSON.stringify({ type: event.type, timestamp: event.createdAt.toISOString(), data });
 }
 
@@ -106,8 +130,11 @@ export async function deliverWebhook(db: PrismaClient, input: { deliveryId: stri
   const [row] = await db.$queryRaw<DeliveryRow[]>`
     SELECT d.id, d.status, d.attempts, d.retry_base_attempt AS "retryBaseAttempt", e.url, e.enabled, e.secret,
       e.previous_secret AS "previousSecret", e.previous_secret_expires_at AS "previousSecretExpiresAt",
-      ev.id AS "eventId", ev.type, ev.data, ev.args, ev.created_at AS "eventCreatedAt"
+      ev.id AS "eventId", ev.type, ev.data, ev.args, ev.created_at AS "eventCreatedAt",
+      p.policy, p.policy_evaluation->'rule'->>'name' AS "ruleName", p.policy_evaluation->'code'->>'text' AS "codeText",
+      p.policy_evaluation->'code'->>'reason' AS "codeReason"
     FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id JOIN webhook_events ev ON ev.id = d.event_id
+      LEFT JOIN pending_tool_calls p ON p.id = ev.data->>'callId'
     WHERE d.id = ${input.deliveryId}`;
   if (!row || row.status !== 'pending') return { status: 'skipped' };
   const attempt = row.attempts + 1;
@@ -118,7 +145,8 @@ export async function deliverWebhook(db: PrismaClient, input: { deliveryId: stri
     return { status: 'failed', statusCode: null, error: 'The endpoint is disabled.' };
   }
 
-  const body = webhookBody({ type: row.type, data: row.data, args: row.args, createdAt: row.eventCreatedAt }, options.sensitivity);
+  const whyOfCall = row.policy === null ? null : { policy: row.policy, ruleName: row.ruleName, codeText: row.codeText, codeReason: row.codeReason };
+  const body = webhookBody({ type: row.type, data: row.data, args: row.args, createdAt: row.eventCreatedAt, whyOfCall }, options.sensitivity);
   const at = new Date();
   const secrets = [row.secret];
   if (row.previousSecret && row.previousSecretExpiresAt && row.previousSecretExpiresAt > at) secrets.push(row.previousSecret);

@@ -8,6 +8,8 @@ import { createTool } from '../../lib/agent/tool';
 import { createTasks } from '../../lib/jobs/tasks';
 import { startJobWorker, type JobWorker } from '../../lib/jobs/worker';
 import { ScriptedModel } from '../../lib/models/scripted';
+import { policiesSchema } from '../../lib/policies/rules';
+import { PrismaPolicySource, writePolicies } from '../../lib/policies/store';
 import { createPrismaClient } from '../../lib/store/db';
 import { PrismaAgentStore } from '../../lib/store/prisma-store';
 import {
@@ -443,5 +445,23 @@ describe('webhooks', { timeout: 60_000 }, () => {
     await expect.poll(async () => (await deliveryOf())?.attempts ?? 0, { timeout: 20_000 }).toBeGreaterThanOrEqual(1);
     expect(await deliveryOf()).toMatchObject({ lastStatusCode: null, lastError: 'Connection failed' });
     await deleteWebhookEndpoint(admin, gone.endpoint.id);
+  });
+
+  it("a call.pending of a tool with sensitive fields names the rule that asked in `why`, never the values it quotes", async () => {
+    await endpoint('/why', ['call.pending']);
+    const rules = policiesSchema.parse({
+      rules: [{ id: 'pin-rule', name: 'Wires with a PIN', tool: 'wire-money', condition: 'args.pin == "80417"', outcome: { type: 'require', approvers: 'four-eyes' } }],
+    }).rules;
+    expect(await writePolicies(db, { rules, changedBy: admin.id })).not.toBeNull();
+    const ruled = new Agent({ id: 'ops-agent', name: 'Ops', instructions: 'webhooks', model: new ScriptedModel(), tools, store, dataPolicy: new PrismaPolicySource(db, { maxAgeMs: 0 }) });
+    const run = await ruled.generate('/tool wire-money {"to":"acct-7","pin":"80417"}', { threadId: newThreadId(), resourceId: user.id });
+    const call = await db.pendingToolCall.findFirstOrThrow({ where: { runId: run.runId } });
+    // The inbox's reason quotes the PIN (behind sign-in, where the values are shown anyway).
+    expect(JSON.stringify(call.policyEvaluation)).toContain('80417');
+    await expect.poll(() => at('/why').filter((r) => parsed(r).data.runId === run.runId).length, { timeout: 20_000 }).toBe(1);
+    const [request] = at('/why').filter((r) => parsed(r).data.runId === run.runId);
+    expect(request.body).not.toContain('80417');
+    expect(parsed(request).data.why).toContain('the policy rule “Wires with a PIN”');
+    expect(parsed(request).data.args).toEqual({ to: 'acct-7', pin: '•••' });
   });
 });
