@@ -6,6 +6,7 @@ import { env } from '@/lib/env';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { prisma } from '@/lib/store/db';
 import { sendMail, type Mail } from './mailer';
+import { mailLine } from './mail-text';
 import { MASK, redactArgs } from './redact';
 import { hidesValues, whyWithoutValues } from './why';
 
@@ -81,7 +82,9 @@ export function appUrl(): string {
  * The email about one call: what it does (in the tool's own words when it describes itself), who
  * asked, through which agents, why it waits, and a deep link to it in the inbox. Argument values of
  * fields the tool marks sensitive are masked in the subject and the body (the inbox, behind sign-in,
- * shows them): the tool's `describe` sees the mask in their place, never the value.
+ * shows them): the tool's `describe` sees the mask in their place, never the value. Names, argument
+ * values and reasons never break a line: their control characters and line separators are shown as
+ * `⟪U+000A⟫` (mailLine).
  *
  * @param to the recipients: the mail goes to them as Bcc, so none sees the others' addresses
  * @param tool the call's tool (undefined when the app no longer has it: the generic line is used)
@@ -89,9 +92,10 @@ export function appUrl(): string {
 export function reviewMail(call: CallRow, kind: ReviewEvent['kind'], to: string[], tool: Tool | undefined): Mail {
   const sensitive = tool?.sensitive;
   const args = redactArgs(call.args, sensitive);
-  const what = describeRedacted(tool, call.args, MASK)?.title ?? describeToolCall(call.toolName, args);
-  const requester = call.requesterEmail ? `${call.requesterName ?? call.requestedBy} <${call.requesterEmail}>` : call.requestedBy;
-  const chain = call.chain.length > 0 ? call.chain.join(' › ') : `${call.agentId} › ${call.toolName}`;
+  // Every value from people, tools and the model is one line (mailLine): none can start a line of its own.
+  const what = mailLine(describeRedacted(tool, call.args, MASK)?.title ?? describeToolCall(call.toolName, args));
+  const requester = mailLine(call.requesterEmail ? `${call.requesterName ?? call.requestedBy} <${call.requesterEmail}>` : call.requestedBy);
+  const chain = mailLine(call.chain.length > 0 ? call.chain.join(' › ') : `${call.agentId} › ${call.toolName}`);
   const link = `${appUrl()}/inbox?call=${encodeURIComponent(call.id)}`;
   const escalated = call.escalatedAt !== null;
   const lines = [
@@ -102,11 +106,11 @@ export function reviewMail(call: CallRow, kind: ReviewEvent['kind'], to: string[
       : `A call waits for a reviewer.`,
     '',
     `What: ${what}`,
-    `Tool: ${call.toolName} (${chain})`,
-    `Arguments: ${summarizeArgs(args, 500) || 'none'}`,
+    `Tool: ${mailLine(call.toolName)} (${chain})`,
+    `Arguments: ${mailLine(summarizeArgs(args, 500)) || 'none'}`,
     `Asked by: ${requester}`,
     `Asked at: ${call.createdAt.toISOString()} (UTC)`,
-    `Why it waits: ${whyItWaits(call, hidesValues(sensitive))}`,
+    `Why it waits: ${mailLine(whyItWaits(call, hidesValues(sensitive)))}`,
     '',
     `Open it in the inbox: ${link}`,
   ];
