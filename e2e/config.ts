@@ -39,6 +39,8 @@ export const E2E_SERVER_ENV: Record<string, string> = {
   RUNS_RATE_LIMIT_PER_MINUTE: '1000',
   // The suite signs in dozens of times a minute from 127.0.0.1; better-auth would throttle that.
   COUNTERSIGN_AUTH_RATE_LIMIT: 'off',
+  // The webhook tests' receivers listen on 127.0.0.1, which production refuses to send to.
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
   NEXT_TELEMETRY_DISABLED: '1',
 };
 

@@ -58,6 +58,7 @@ export const envSchema = z.object({
   WEBHOOK_TIMEOUT_MS: int(100, 60_000).default(5_000),
   WEBHOOK_MAX_ATTEMPTS: int(1, 30).default(10),
   WEBHOOK_RETRY_BASE_MS: int(100, 3_600_000).default(10_000),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: flag.default(false),
   INBOX_OVERDUE_AFTER: duration(1_000, 366 * 86_400_000).default(24 * 3_600_000),
   MODEL: z.string().regex(/^[\w.:@/-]+$/, { error: 'not a model id' }).optional(),
   OPENAI_COMPATIBLE_BASE_URL: httpUrl.optional(),
@@ -121,6 +122,11 @@ export const ENV_DOCS: Record<keyof Variables, { accepts: string; meaning: strin
   WEBHOOK_RETRY_BASE_MS: {
     accepts: 'whole number 100–3600000 (default 10000)',
     meaning: 'wait before a webhook delivery’s first retry, in ms; each further retry waits twice as long (at most 6 hours)',
+  },
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: {
+    accepts: '`1`/`true` or `0`/`false` (default off; `npm run dev` turns it on)',
+    meaning:
+      'let webhooks reach loopback, private, link-local and other non-public addresses (refused otherwise: at registration 400 `WEBHOOK_PRIVATE_ADDRESS`, and at each delivery on the address a name resolves to then); only for development and tests',
   },
   INBOX_OVERDUE_AFTER: {
     accepts: 'a span: `90s`, `30m`, `24h`, `2d` (default `24h`)',
@@ -322,6 +328,18 @@ export function serverStartProblems(config: Pick<Env, 'NODE_ENV' | 'BETTER_AUTH_
     return ['BETTER_AUTH_SECRET is required in production: 32+ random characters (e.g. the output of `openssl rand -base64 32`); it signs the sessions.'];
   }
   return [];
+}
+
+/**
+ * What `npm run dev` sets for its server when the developer did not (scripts/dev.ts): webhooks may
+ * reach local receivers (WEBHOOK_ALLOW_PRIVATE_NETWORKS=true).
+ * @returns the variables to add to the server's environment
+ */
+export function developmentDefaults(source: Record<string, string | undefined> = process.env): Record<string, string> {
+  const input = variablesOf(source);
+  const defaults: Record<string, string> = {};
+  if (input.WEBHOOK_ALLOW_PRIVATE_NETWORKS === undefined) defaults.WEBHOOK_ALLOW_PRIVATE_NETWORKS = 'true';
+  return defaults;
 }
 
 /** The app's variables in `source`, empty ones dropped. */

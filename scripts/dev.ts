@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { migrate } from '../lib/db/migrate';
 import { seedFreshDatabase } from '../lib/demo/seed';
-import { envOrExit } from '../lib/env';
+import { developmentDefaults, envOrExit } from '../lib/env';
 import { openDatabaseOrExit } from './database';
 import { startWithDatabase } from './start-up';
 
@@ -34,7 +34,7 @@ await startWithDatabase(db, {
     spawn(process.execPath, ['node_modules/next/dist/bin/next', mode, ...process.argv.slice(3)], {
       stdio: ['ignore', 'inherit', 'inherit'],
       detached: true,
-      env: { ...process.env, DATABASE_URL: url },
+      env: { ...process.env, ...(mode === 'dev' ? developmentDefaults() : {}), DATABASE_URL: url },
     }),
   onStopSignal: (stop) => {
     process.on('SIGINT', stop);

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { recordAuditEvent } from '@/lib/audit/events';
 import { disableAllKeysOf } from '@/lib/auth/api-keys';
 import { auth } from '@/lib/auth/auth';
+import { displayNameSchema } from '@/lib/auth/name-rules';
 import { clearSignInFailures } from '@/lib/auth/guards';
 import { ApiError } from '@/lib/http/errors';
 import { releaseUndecidableAssignments, type ReleaseReason } from '@/lib/inbox/assignment';
@@ -79,7 +80,7 @@ export async function listUsers(id?: string): Promise<ManagedUser[]> {
 }
 
 export const createUserSchema = z.object({
-  name: z.string().trim().min(1).max(100),
+  name: displayNameSchema,
   email: z.string().trim().toLowerCase().email().max(254),
   role: z.enum(ROLES),
 });

@@ -5,6 +5,7 @@ import { recordAuditEvent } from '@/lib/audit/events';
 import { countInWindow } from '@/lib/http/rate-limit';
 import { securitySettings } from '@/lib/security/settings';
 import { signUpRefusal } from '@/lib/security/sign-up';
+import { displayNameRefusal } from './name-rules';
 import { passwordRefusal } from './password-rules';
 
 export { signUpRefusal };
@@ -101,6 +102,12 @@ function refuseUnfitPassword(password: unknown): void {
   if (refusal) throw new APIError('BAD_REQUEST', { code: 'PASSWORD_NOT_ALLOWED', message: refusal });
 }
 
+/** @throws APIError 400 INVALID_NAME when displayNameRefusal refuses `name` (only when one is sent) */
+function refuseUnfitName(name: unknown): void {
+  const refusal = displayNameRefusal(name);
+  if (refusal) throw new APIError('BAD_REQUEST', { code: 'INVALID_NAME', message: refusal });
+}
+
 /**
  * Before each auth route:
  * - `/sign-up/email`: 403 SIGN_UP_DISABLED unless sign-up is on; 403 EMAIL_DOMAIN_NOT_ALLOWED
@@ -110,6 +117,9 @@ function refuseUnfitPassword(password: unknown): void {
  *   checked, so guessing stops).
  * - `/sign-up/email` and `/change-password`: 400 PASSWORD_NOT_ALLOWED for a password of only
  *   spaces or with a control character (passwordRefusal).
+ * - `/sign-up/email` and `/update-user` (the account's own name): 400 INVALID_NAME for a display
+ *   name that is empty, over 100 characters or holds a line break or control character
+ *   (displayNameRefusal, lib/auth/name-rules.ts).
  * - `/change-password`: 429 ACCOUNT_LOCKED while the signed-in account is locked (a wrong current
  *   password counts as a failed sign-in, so a stolen session cannot guess it either); 400
  *   PASSWORD_UNCHANGED when the new password is the current one;
@@ -130,7 +140,9 @@ export const beforeAuthRoute = createAuthMiddleware(async (ctx) => {
     const body = (ctx.body ?? {}) as Record<string, unknown>;
     for (const key of ['role', 'banned', 'banReason', 'banExpires']) delete body[key];
     refuseUnfitPassword(body.password);
+    refuseUnfitName(body.name);
   }
+  if (ctx.path === '/update-user') refuseUnfitName(ctx.body?.name);
   if (ctx.path === '/sign-in/email') await refuseWhileLocked(accountKey(ctx.body?.email));
   if (ctx.path === '/change-password') {
     const session = await getSessionFromCtx(ctx);

@@ -2,6 +2,7 @@ import { hashPassword } from 'better-auth/crypto';
 import pg from 'pg';
 import { policiesSchema } from '../policies/rules';
 import { DEMO_POLICIES } from './policies';
+import { displayNameRefusal } from '../auth/name-rules';
 
 /** Password of every demo account (local use only; listed in the README). */
 export const DEMO_PASSWORD = 'countersign-demo';
@@ -72,6 +73,9 @@ export async function seed(databaseUrl: string, options: { accounts?: boolean; l
       inserted += r.rowCount ?? 0;
     }
     for (const account of accounts ? DEMO_ACCOUNTS : []) {
+      // The one rule for display names (lib/auth/name-rules.ts) holds for the demo accounts too.
+      const refusal = displayNameRefusal(account.name);
+      if (refusal) throw new Error(`The demo account ${account.email} has a name that is not allowed: ${refusal}`);
       // Never onto a real account with a demo email: with no conflict target a taken id and a taken
       // email (users_email_key) both insert nothing, and NOT EXISTS also skips the email in other letters.
       const r = await client.query(

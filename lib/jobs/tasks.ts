@@ -64,11 +64,12 @@ export function createTasks(deps: TaskDeps): TaskList {
   };
   const webhookDelivery: Task = async (payload) => {
     const { deliveryId, resend } = payload as { deliveryId: string; resend?: boolean };
-    const { WEBHOOK_TIMEOUT_MS, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_RETRY_BASE_MS } = env();
+    const { WEBHOOK_TIMEOUT_MS, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_RETRY_BASE_MS, WEBHOOK_ALLOW_PRIVATE_NETWORKS } = env();
     await deliverWebhook(deps.db, { deliveryId, resend }, {
       timeoutMs: WEBHOOK_TIMEOUT_MS,
       maxAttempts: WEBHOOK_MAX_ATTEMPTS,
       retryBaseMs: WEBHOOK_RETRY_BASE_MS,
+      allowPrivateNetworks: WEBHOOK_ALLOW_PRIVATE_NETWORKS,
       sensitivity: () => undefined,
       ...deps.webhooks,
     });

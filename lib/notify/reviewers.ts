@@ -1,12 +1,14 @@
 import 'server-only';
 import { describeRedacted } from '@/lib/agent/describe';
 import type { Tool } from '@/lib/agent/tool';
-import { describeToolCall, policyText, revealBidi, summarizeArgs } from '@/components/ui/describe';
+import { describeToolCall, revealBidi, summarizeArgs } from '@/components/ui/describe';
 import { env } from '@/lib/env';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { prisma } from '@/lib/store/db';
 import { sendMail, type Mail } from './mailer';
+import { mailLine } from './mail-text';
 import { MASK, redactArgs } from './redact';
+import { hidesValues, whyWithoutValues } from './why';
 
 /**
  * Something reviewers should hear about, by pending call: it needs a reviewer (queued with the
@@ -76,14 +78,13 @@ export function appUrl(): string {
   return (APP_URL ?? BETTER_AUTH_URL ?? `http://localhost:${PORT ?? 3000}`).replace(/\/+$/, '');
 }
 
-/** Whether a tool marks any argument value sensitive (`true`, or a list of field names). */
-const hidesValues = (sensitive: Tool['sensitive']) => sensitive === true || (Array.isArray(sensitive) && sensitive.length > 0);
-
 /**
  * The email about one call: what it does (in the tool's own words when it describes itself), who
  * asked, through which agents, why it waits, and a deep link to it in the inbox. Argument values of
  * fields the tool marks sensitive are masked in the subject and the body (the inbox, behind sign-in,
- * shows them): the tool's `describe` sees the mask in their place, never the value.
+ * shows them): the tool's `describe` sees the mask in their place, never the value. Names, argument
+ * values and reasons never break a line: their control characters and line separators are shown as
+ * `⟪U+000A⟫` (mailLine).
  *
  * @param to the recipients: the mail goes to them as Bcc, so none sees the others' addresses
  * @param tool the call's tool (undefined when the app no longer has it: the generic line is used)
@@ -91,9 +92,10 @@ const hidesValues = (sensitive: Tool['sensitive']) => sensitive === true || (Arr
 export function reviewMail(call: CallRow, kind: ReviewEvent['kind'], to: string[], tool: Tool | undefined): Mail {
   const sensitive = tool?.sensitive;
   const args = redactArgs(call.args, sensitive);
-  const what = describeRedacted(tool, call.args, MASK)?.title ?? describeToolCall(call.toolName, args);
-  const requester = call.requesterEmail ? `${call.requesterName ?? call.requestedBy} <${call.requesterEmail}>` : call.requestedBy;
-  const chain = call.chain.length > 0 ? call.chain.join(' › ') : `${call.agentId} › ${call.toolName}`;
+  // Every value from people, tools and the model is one line (mailLine): none can start a line of its own.
+  const what = mailLine(describeRedacted(tool, call.args, MASK)?.title ?? describeToolCall(call.toolName, args));
+  const requester = mailLine(call.requesterEmail ? `${call.requesterName ?? call.requestedBy} <${call.requesterEmail}>` : call.requestedBy);
+  const chain = mailLine(call.chain.length > 0 ? call.chain.join(' › ') : `${call.agentId} › ${call.toolName}`);
   const link = `${appUrl()}/inbox?call=${encodeURIComponent(call.id)}`;
   const escalated = call.escalatedAt !== null;
   const lines = [
@@ -104,11 +106,11 @@ export function reviewMail(call: CallRow, kind: ReviewEvent['kind'], to: string[
       : `A call waits for a reviewer.`,
     '',
     `What: ${what}`,
-    `Tool: ${call.toolName} (${chain})`,
-    `Arguments: ${summarizeArgs(args, 500) || 'none'}`,
+    `Tool: ${mailLine(call.toolName)} (${chain})`,
+    `Arguments: ${mailLine(summarizeArgs(args, 500)) || 'none'}`,
     `Asked by: ${requester}`,
     `Asked at: ${call.createdAt.toISOString()} (UTC)`,
-    `Why it waits: ${whyItWaits(call, hidesValues(sensitive))}`,
+    `Why it waits: ${mailLine(whyItWaits(call, hidesValues(sensitive)))}`,
     '',
     `Open it in the inbox: ${link}`,
   ];
@@ -118,19 +120,11 @@ export function reviewMail(call: CallRow, kind: ReviewEvent['kind'], to: string[
 
 /**
  * The mail's "Why it waits": the inbox's words (the rule's own reason) when they cannot hold a hidden
- * value. A reason such as "amount 271.83 > 100" quotes the arguments, so for a call with sensitive
- * fields the mail names what asked without its values: the data rule that matched (the inbox shows
- * the values) and the code policy's words ("issue-refund's own approval rule asked for these
- * arguments"), not a failed policy's error, which may quote them. With neither, the reason code in
- * words ("The tool always asks" would be untrue of a rule on the amount, so it comes last).
+ * value; for a call with sensitive fields, what asked without its values (whyWithoutValues).
  */
 function whyItWaits(call: CallRow, valuesHidden: boolean): string {
   if (call.why && !valuesHidden) return revealBidi(call.why);
-  const reasons = [
-    call.ruleName ? `the policy rule “${revealBidi(call.ruleName)}” (the inbox shows the values it matched)` : null,
-    call.codeText && call.codeReason !== 'policy-error' ? revealBidi(call.codeText) : null,
-  ].filter((reason): reason is string => reason !== null);
-  return reasons.length > 0 ? reasons.join('; and ') : policyText(call.policy);
+  return whyWithoutValues(call);
 }
 
 /** A claim to send that is this old and still unsent belongs to a sender that died: another may take it over. */

@@ -34,4 +34,15 @@ describe('webhook delivery', () => {
     const run = JSON.parse(webhookBody({ type: 'run.finished', data: { runId: 'r' }, args: null, createdAt }, () => true));
     expect(run.data).toEqual({ runId: 'r' });
   });
+
+  it("replaces a policy's reason by the rule's name for a tool with sensitive fields, and keeps it for others", () => {
+    const createdAt = new Date('2026-11-30T12:00:00.000Z');
+    const event = { type: 'call.pending', data: { toolName: 'wire', why: 'pin "1234" == "1234": reviewer required' }, args: { pin: '1234' }, createdAt };
+    const whyOfCall = { policy: 'data-policy', ruleName: 'PIN wires', codeText: null, codeReason: null };
+    const hidden = webhookBody({ ...event, whyOfCall }, () => ['pin']);
+    expect(hidden).not.toContain('1234');
+    expect(JSON.parse(hidden).data.why).toBe('the policy rule “PIN wires” (the inbox shows the values it matched)');
+    expect(webhookBody({ ...event, whyOfCall: null }, () => true)).not.toContain('1234');
+    expect(JSON.parse(webhookBody({ ...event, whyOfCall }, () => undefined)).data.why).toBe('pin "1234" == "1234": reviewer required');
+  });
 });

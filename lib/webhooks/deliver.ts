@@ -3,6 +3,8 @@ import type { Sensitivity } from '@/lib/agent/tool';
 import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
 import { addJobSql, JOB_KINDS } from '@/lib/jobs/queue';
 import { redactArgs } from '@/lib/notify/redact';
+import { hidesValues, whyWithoutValues, type WhyFacts } from '@/lib/notify/why';
+import { postWebhook } from './send';
 
 /*
  * Sending one webhook delivery (the `webhook-delivery` job), following the Standard Webhooks
@@ -12,7 +14,9 @@ import { redactArgs } from '@/lib/notify/redact';
  * (`v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, made by the `standardwebhooks` package; during
  * a secret rotation one signature per secret, space-separated, as the specification allows).
  * A 2xx answer is success; anything else — another status, a redirect, a network error, no answer
- * within the timeout — is a failed attempt, retried with exponential back-off.
+ * within the timeout, a private destination — is a failed attempt, retried with exponential
+ * back-off. The HTTP exchange itself (at most 4 KiB of the answer read, destinations checked, coarse
+ * errors) is lib/webhooks/send.ts.
  */
 
 /** How deliveries are sent; defaults come from WEBHOOK_TIMEOUT_MS, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_RETRY_BASE_MS. */
@@ -25,6 +29,12 @@ export interface DeliveryOptions {
   retryBaseMs: number;
   /** A tool's sensitivity marker by tool name: those argument values are masked in the payload. */
   sensitivity: (toolName: string) => Sensitivity | undefined;
+  /**
+   * Whether loopback, private, link-local and other non-public addresses may be sent to
+   * (WEBHOOK_ALLOW_PRIVATE_NETWORKS; lib/webhooks/destination.ts). Off, such a destination fails the
+   * attempt as `refused: private network address`, checked on the address actually connected to.
+   */
+  allowPrivateNetworks: boolean;
 }
 
 /** The longest wait between two attempts: 6 hours. */
@@ -61,16 +71,39 @@ interface DeliveryRow {
   data: Record<string, unknown>;
   args: unknown;
   eventCreatedAt: Date;
+  /** The call's pending row, for call events whose call still exists. */
+  policy: string | null;
+  ruleName: string | null;
+  codeText: string | null;
+  codeReason: string | null;
 }
+
+/** What asked for a call's approval, read from its pending row at delivery (see webhookBody). */
+export type WhyOfCall = Omit<WhyFacts, 'why'>;
 
 /**
  * The body of an event, the same on every attempt: `{ type, timestamp, data }` where `data` holds
  * the ids, tool name, status and people of the event, and — for call events — the call's arguments
- * with the values the tool marks sensitive replaced by `•••` (lib/notify/redact.ts).
+ * with the values the tool marks sensitive replaced by `•••` (lib/notify/redact.ts). For such a tool
+ * the policy's own reason (`why`, e.g. "amount 287.45 > 100") is replaced by words without values —
+ * the rule's name, the code policy's words (lib/notify/why.ts), as the reviewer mail says it.
+ *
+ * @param event.whyOfCall the call's rule name, code policy and policy (null when the call is gone:
+ *   then the policy is named only as "a policy rule")
  */
-export function webhookBody(event: { type: string; data: Record<string, unknown>; args: unknown; createdAt: Date }, sensitivity: DeliveryOptions['sensitivity']): string {
+export function webhookBody(
+  event: { type: string; data: Record<string, unknown>; args: unknown; createdAt: Date; whyOfCall?: WhyOfCall | null },
+  sensitivity: DeliveryOptions['sensitivity'],
+): string {
   const toolName = typeof event.data.toolName === 'string' ? event.data.toolName : undefined;
-  const data = event.type.startsWith('call.') ? { ...event.data, args: redactArgs(event.args ?? null, toolName ? sensitivity(toolName) : undefined) } : event.data;
+  const sensitive = toolName ? sensitivity(toolName) : undefined;
+  let data = event.data;
+  if (event.type.startsWith('call.')) {
+    data = { ...data, args: redactArgs(event.args ?? null, sensitive) };
+    if (hidesValues(sensitive) && typeof data.why === 'string') {
+      data.why = event.whyOfCall ? whyWithoutValues({ why: null, ...event.whyOfCall }) : 'a policy rule (the inbox shows the values it matched)';
+    }
+  }
   return JSON.stringify({ type: event.type, timestamp: event.createdAt.toISOString(), data });
 }
 
@@ -97,8 +130,11 @@ export async function deliverWebhook(db: PrismaClient, input: { deliveryId: stri
   const [row] = await db.$queryRaw<DeliveryRow[]>`
     SELECT d.id, d.status, d.attempts, d.retry_base_attempt AS "retryBaseAttempt", e.url, e.enabled, e.secret,
       e.previous_secret AS "previousSecret", e.previous_secret_expires_at AS "previousSecretExpiresAt",
-      ev.id AS "eventId", ev.type, ev.data, ev.args, ev.created_at AS "eventCreatedAt"
+      ev.id AS "eventId", ev.type, ev.data, ev.args, ev.created_at AS "eventCreatedAt",
+      p.policy, p.policy_evaluation->'rule'->>'name' AS "ruleName", p.policy_evaluation->'code'->>'text' AS "codeText",
+      p.policy_evaluation->'code'->>'reason' AS "codeReason"
     FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id JOIN webhook_events ev ON ev.id = d.event_id
+      LEFT JOIN pending_tool_calls p ON p.id = ev.data->>'callId'
     WHERE d.id = ${input.deliveryId}`;
   if (!row || row.status !== 'pending') return { status: 'skipped' };
   const attempt = row.attempts + 1;
@@ -109,35 +145,27 @@ export async function deliverWebhook(db: PrismaClient, input: { deliveryId: stri
     return { status: 'failed', statusCode: null, error: 'The endpoint is disabled.' };
   }
 
-  const body = webhookBody({ type: row.type, data: row.data, args: row.args, createdAt: row.eventCreatedAt }, options.sensitivity);
+  const whyOfCall = row.policy === null ? null : { policy: row.policy, ruleName: row.ruleName, codeText: row.codeText, codeReason: row.codeReason };
+  const body = webhookBody({ type: row.type, data: row.data, args: row.args, createdAt: row.eventCreatedAt, whyOfCall }, options.sensitivity);
   const at = new Date();
   const secrets = [row.secret];
   if (row.previousSecret && row.previousSecretExpiresAt && row.previousSecretExpiresAt > at) secrets.push(row.previousSecret);
   const started = performance.now();
-  let statusCode: number | null = null;
-  let error: string | null = null;
-  try {
-    const response = await fetch(row.url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': 'Countersign-Webhooks/1.0',
-        'webhook-id': row.eventId,
-        'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-        'webhook-signature': signatureHeader({ id: row.eventId, at, body, secrets }),
-      },
-      body,
-      // A redirect is an answer of its own (not followed): the endpoint's URL is what admins registered.
-      redirect: 'manual',
-      signal: AbortSignal.timeout(options.timeoutMs),
-    });
-    statusCode = response.status;
-    // The answer's body is not used; read it to the end (within the timeout) so the connection is freed.
-    await response.arrayBuffer();
-    if (statusCode < 200 || statusCode > 299) error = `HTTP ${statusCode}`;
-  } catch (failure) {
-    error = describeFailure(failure, options.timeoutMs);
-  }
+  const sent = await postWebhook({
+    url: row.url,
+    headers: {
+      'content-type': 'application/json',
+      'user-agent': 'Countersign-Webhooks/1.0',
+      'webhook-id': row.eventId,
+      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+      'webhook-signature': signatureHeader({ id: row.eventId, at, body, secrets }),
+    },
+    body,
+    timeoutMs: options.timeoutMs,
+    allowPrivateNetworks: options.allowPrivateNetworks,
+  });
+  const statusCode = sent.statusCode;
+  const error = sent.statusCode === null ? sent.error : sent.statusCode < 200 || sent.statusCode > 299 ? `HTTP ${sent.statusCode}` : null;
   const durationMs = Math.round(performance.now() - started);
   const ok = error === null;
   const usedUp = attempt - row.retryBaseAttempt >= options.maxAttempts;
@@ -161,13 +189,4 @@ export async function deliverWebhook(db: PrismaClient, input: { deliveryId: stri
     ${job}`;
   if (ok) return { status: 'succeeded', statusCode: statusCode!, durationMs };
   return next ? { status: 'retrying', statusCode, error, retryAt: next } : { status: 'failed', statusCode, error };
-}
-
-/** A short, safe description of why a request failed (no stack, no secrets). */
-function describeFailure(failure: unknown, timeoutMs: number): string {
-  if (failure instanceof Error && (failure.name === 'TimeoutError' || failure.name === 'AbortError')) return `No answer within ${timeoutMs} ms`;
-  const cause = failure instanceof Error && failure.cause instanceof Error ? failure.cause : failure;
-  const code = cause && typeof cause === 'object' && 'code' in cause ? String((cause as { code: unknown }).code) : null;
-  const message = cause instanceof Error ? cause.message : String(cause);
-  return (code && !message.includes(code) ? `${code}: ${message}` : message).slice(0, 300);
 }

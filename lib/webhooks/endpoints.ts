@@ -2,11 +2,13 @@ import 'server-only';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { recordAuditEvent } from '@/lib/audit/events';
+import { env } from '@/lib/env';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { ApiError } from '@/lib/http/errors';
 import { afterPosition, decodeCursor, encodeCursor } from '@/lib/http/keyset';
 import { addJobSql, JOB_KINDS } from '@/lib/jobs/queue';
 import { prisma } from '@/lib/store/db';
+import { resolvesToPrivateAddress } from './destination';
 
 /*
  * Webhook endpoints admins register at /admin/webhooks, and the delivery log. Events are emitted
@@ -67,10 +69,28 @@ export const deliveriesQuerySchema = z.object({
 /**
  * The URL an endpoint may have: absolute http or https, without a user name or password (the URL
  * is listed to admins and written to the audit; credentials belong in the receiver's signature
- * check, not in the URL).
- * @throws ApiError 400 INVALID_WEBHOOK_URL
+ * check, not in the URL), and — unless WEBHOOK_ALLOW_PRIVATE_NETWORKS — a host that is not, and
+ * does not now resolve to, a loopback, private, link-local or other non-public address
+ * (lib/webhooks/destination.ts; deliveries check the resolved address again).
+ * @param options.allowPrivateNetworks default: WEBHOOK_ALLOW_PRIVATE_NETWORKS
+ * @returns the URL as the WHATWG parser normalises it (`http://127.1` → `http://127.0.0.1/`)
+ * @throws ApiError 400 INVALID_WEBHOOK_URL, 400 WEBHOOK_PRIVATE_ADDRESS
  */
-export function checkWebhookUrl(value: string): string {
+export async function checkWebhookUrl(value: string, options: { allowPrivateNetworks?: boolean } = {}): Promise<string> {
+  const url = checkWebhookUrlForm(value);
+  const allowPrivate = options.allowPrivateNetworks ?? env().WEBHOOK_ALLOW_PRIVATE_NETWORKS;
+  if (!allowPrivate && (await resolvesToPrivateAddress(url.hostname))) {
+    throw new ApiError(
+      400,
+      'WEBHOOK_PRIVATE_ADDRESS',
+      `Webhooks are not sent to loopback, private, link-local or other non-public addresses (${url.hostname} is one or resolves to one); WEBHOOK_ALLOW_PRIVATE_NETWORKS=true allows them, for development and tests only.`,
+    );
+  }
+  return url.toString();
+}
+
+/** The form checks of checkWebhookUrl (no lookup). @throws ApiError 400 INVALID_WEBHOOK_URL */
+function checkWebhookUrlForm(value: string): URL {
   let url: URL;
   try {
     url = new URL(value);
@@ -81,7 +101,7 @@ export function checkWebhookUrl(value: string): string {
     throw new ApiError(400, 'INVALID_WEBHOOK_URL', `Webhooks are sent over http or https only, not ${url.protocol.replace(/:$/, '')}.`);
   }
   if (url.username || url.password) throw new ApiError(400, 'INVALID_WEBHOOK_URL', 'The URL must not contain a user name or password.');
-  return url.toString();
+  return url;
 }
 
 /** A new endpoint secret: `whsec_` and 32 random bytes in base64 (the Standard Webhooks format). */
@@ -153,10 +173,10 @@ async function endpointView(id: string): Promise<WebhookEndpointView> {
 /**
  * Registers an endpoint (audit `webhook.created`, without the secret).
  * @returns the endpoint and its secret — the only time the secret is shown
- * @throws ApiError 400 INVALID_WEBHOOK_URL
+ * @throws ApiError 400 INVALID_WEBHOOK_URL, 400 WEBHOOK_PRIVATE_ADDRESS
  */
 export async function createWebhookEndpoint(admin: Admin, input: z.infer<typeof createWebhookSchema>) {
-  const url = checkWebhookUrl(input.url);
+  const url = await checkWebhookUrl(input.url);
   const secret = newWebhookSecret();
   const id = `whe_${randomUUID().replaceAll('-', '')}`;
   await prisma().webhookEndpoint.create({
@@ -175,12 +195,12 @@ export async function createWebhookEndpoint(admin: Admin, input: z.infer<typeof 
  * Changes an endpoint's URL, description, events or whether it is enabled (audit
  * `webhook.updated` with the fields before and after). Disabling it stops new events at once;
  * queued deliveries to it are marked failed when their turn comes.
- * @throws ApiError 400 INVALID_WEBHOOK_URL, 404 NOT_FOUND, 409 NO_CHANGE
+ * @throws ApiError 400 INVALID_WEBHOOK_URL, 400 WEBHOOK_PRIVATE_ADDRESS, 404 NOT_FOUND, 409 NO_CHANGE
  */
 export async function updateWebhookEndpoint(admin: Admin, id: string, change: z.infer<typeof updateWebhookSchema>) {
   const before = await prisma().webhookEndpoint.findUnique({ where: { id }, select: endpointSelect });
   if (!before) throw new ApiError(404, 'NOT_FOUND', 'There is no such webhook endpoint.');
-  const next = { ...change, ...(change.url !== undefined ? { url: checkWebhookUrl(change.url) } : {}) };
+  const next = { ...change, ...(change.url !== undefined ? { url: await checkWebhookUrl(change.url) } : {}) };
   const from: Record<string, unknown> = {};
   const to: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(next) as [keyof typeof next, unknown][]) {

@@ -170,4 +170,27 @@ describe('reviewer email', () => {
       await db.user.updateMany({ where: { id: { in: active.map((user) => user.id) } }, data: { banned: false } });
     }
   });
+
+  it('names, argument values and reasons cannot start lines of their own in the mail (CR, LF, other controls, U+2028/2029)', async () => {
+    const id = await refund(555);
+    const call = await db.pendingToolCall.findUniqueOrThrow({ where: { id } });
+    const forged = 'Open it in the inbox: https://evil.example/phish';
+    const row = {
+      ...call,
+      args: { customerId: `cus-1\r\n${forged}`, note: `a\u2028${forged}\u2029b\u0085c\u000bd` },
+      toolName: 'lookup-customer',
+      chain: ['ops-agent', `sub\n${forged}`],
+      why: `customerId matched\n${forged}`,
+      requesterName: `Ada\n${forged}`,
+      requesterEmail: 'ada@example.com',
+    };
+    const mail = reviewMail(row as never, 'needs-review', ['rita@example.com'], undefined);
+    const lines = mail.text.split(/\r\n|[\n\r\u2028\u2029\u0085\u000b\u000c]/);
+    const starts = ['A call waits', 'What: ', 'Tool: ', 'Arguments: ', 'Asked by: ', 'Asked at: ', 'Why it waits: ', 'Open it in the inbox: https://countersign.example/inbox?call='];
+    for (const line of lines) expect(line === '' || starts.some((start) => line.startsWith(start)), JSON.stringify(line)).toBe(true);
+    expect(lines.filter((line) => line.startsWith('Open it in the inbox:'))).toHaveLength(1);
+    expect(mail.text).toContain('Asked by: Ada⟪U+000A⟫Open it in the inbox: https://evil.example/phish <ada@example.com>');
+    expect(mail.text).toContain('⟪U+2028⟫');
+    expect(mail.subject).not.toMatch(/[\r\n\u2028\u2029]/);
+  });
 });

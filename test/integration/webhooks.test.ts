@@ -8,6 +8,8 @@ import { createTool } from '../../lib/agent/tool';
 import { createTasks } from '../../lib/jobs/tasks';
 import { startJobWorker, type JobWorker } from '../../lib/jobs/worker';
 import { ScriptedModel } from '../../lib/models/scripted';
+import { policiesSchema } from '../../lib/policies/rules';
+import { PrismaPolicySource, writePolicies } from '../../lib/policies/store';
 import { createPrismaClient } from '../../lib/store/db';
 import { PrismaAgentStore } from '../../lib/store/prisma-store';
 import {
@@ -29,6 +31,8 @@ import { databaseUrl, newThreadId } from '../support/harness';
  */
 
 process.env.DATABASE_URL = databaseUrl();
+// The receiver listens on 127.0.0.1, a private address: allowed here, refused in the tests that say so.
+process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS = 'true';
 const admin = { id: 'user-alex', role: 'admin' };
 const user = { id: 'user-ada', role: 'user' as const };
 const reviewer = { id: 'user-rita', role: 'reviewer' as const };
@@ -71,7 +75,28 @@ interface Received {
 const behaviour = new Map<string, (request: Received, previous: Received[]) => number | 'never'>();
 const received: Received[] = [];
 const hanging = new Set<ServerResponse>();
+/** Bytes the `/huge` path wrote of its endless answer, by webhook-id. */
+const hugeWritten = new Map<string, number>();
 const receiver = createServer((request: IncomingMessage, response: ServerResponse) => {
+  if (request.url === '/huge') {
+    // An answer without end: 64 KiB at a time for as long as the sender reads (the 1.5 GB answer).
+    const id = String(request.headers['webhook-id']);
+    received.push({ path: '/huge', headers: Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k, String(v)])), body: '', answered: 200 });
+    response.writeHead(200, { 'content-type': 'application/octet-stream' });
+    const chunk = Buffer.alloc(64 * 1024, 120);
+    let written = 0;
+    const pump = () => {
+      while (!response.destroyed && written < 4 * 1024 ** 3) {
+        written += chunk.length;
+        hugeWritten.set(id, written);
+        if (!response.write(chunk)) return void response.once('drain', pump);
+      }
+    };
+    request.resume();
+    request.on('end', pump);
+    response.on('close', () => response.destroy());
+    return;
+  }
   const chunks: Buffer[] = [];
   request.on('data', (chunk: Buffer) => chunks.push(chunk));
   request.on('end', () => {
@@ -325,5 +350,118 @@ describe('webhooks', { timeout: 60_000 }, () => {
     await expect(updateWebhookEndpoint(admin, 'whe_missing', { enabled: false })).rejects.toMatchObject({ status: 404 });
     expect(await db.webhookEndpoint.count()).toBe(before + 1);
     expect((await db.webhookEndpoint.findUniqueOrThrow({ where: { id: ok.endpoint.id } })).url).toBe(`${base}/valid`);
+  });
+
+  it('reads at most a few KB of an answer and closes the connection: an endless 200 answer is a success within moments', async () => {
+    const huge = await endpoint('/huge', ['call.pending']);
+    const run = await agent.generate('/tool wire-money {"to":"big","pin":"0"}', { threadId: newThreadId(), resourceId: user.id });
+    const deliveryOf = async () => (await listWebhookDeliveries({ endpointId: huge.endpoint.id, limit: 50 })).deliveries.find((d) => d.subject.runId === run.runId);
+    await expect.poll(async () => (await deliveryOf())?.status, { timeout: 20_000 }).toBe('succeeded');
+    const delivery = (await deliveryOf())!;
+    // Read to its end (the old code), the answer ran into the timeout and failed the attempt.
+    expect(delivery).toMatchObject({ attempts: 1, lastStatusCode: 200, lastError: null });
+    expect(delivery.lastDurationMs).toBeLessThan(TIMEOUT_MS);
+    // The receiver could push no more than what the sockets buffer before the sender hung up.
+    await expect.poll(() => hugeWritten.get(delivery.eventId) ?? 0).toBeGreaterThan(0);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(hugeWritten.get(delivery.eventId)).toBeLessThan(64 * 1024 ** 2);
+    await deleteWebhookEndpoint(admin, huge.endpoint.id);
+  });
+
+  it('refuses loopback, private, link-local and unspecified destinations in every spelling at registration (400 WEBHOOK_PRIVATE_ADDRESS, no row)', async () => {
+    process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS = 'false';
+    try {
+      const before = await db.webhookEndpoint.count();
+      const port = new URL(base).port;
+      const refused = [
+        `http://127.0.0.1:${port}/x`,
+        `http://127.1:${port}/x`,
+        `http://2130706433:${port}/x`,
+        `http://0x7f000001:${port}/x`,
+        `http://0177.0.0.1/x`,
+        `http://[::1]:${port}/x`,
+        'http://0.0.0.0/x',
+        'http://[::]/x',
+        'http://169.254.169.254/latest/meta-data/',
+        'http://[::ffff:127.0.0.1]/x',
+        'http://[::ffff:a9fe:a9fe]/x',
+        'http://10.0.0.1/x',
+        'http://172.16.5.4/x',
+        'https://192.168.1.1/x',
+        'http://100.64.0.1/x',
+        'http://[fe80::1]/x',
+        'http://[fc00::1]/x',
+        `http://localhost:${port}/x`,
+      ];
+      for (const url of refused) {
+        await expect(createWebhookEndpoint(admin, { url, description: '', events: ['call.pending'], enabled: true }), url).rejects.toMatchObject({
+          status: 400,
+          code: 'WEBHOOK_PRIVATE_ADDRESS',
+        });
+      }
+      const ok = await createWebhookEndpoint(admin, { url: 'https://93.184.215.14/hooks', description: '', events: ['call.pending'], enabled: false });
+      endpoints.push(ok.endpoint.id);
+      await expect(updateWebhookEndpoint(admin, ok.endpoint.id, { url: 'http://[::ffff:10.0.0.1]/x' })).rejects.toMatchObject({ status: 400, code: 'WEBHOOK_PRIVATE_ADDRESS' });
+      expect(await db.webhookEndpoint.count()).toBe(before + 1);
+    } finally {
+      process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS = 'true';
+    }
+  });
+
+  it('checks the address connected to at delivery: a private address (by name or literal) registered earlier is refused, nothing reaches it, and the log says only why', async () => {
+    const port = new URL(base).port;
+    // Registered while allowed (as a name that resolved to a public address then would be).
+    const byName = await createWebhookEndpoint(admin, { url: `http://localhost:${port}/rebound`, description: '', events: ['call.pending'], enabled: true });
+    const byLiteral = await createWebhookEndpoint(admin, { url: `http://127.1:${port}/literal`, description: '', events: ['call.pending'], enabled: true });
+    endpoints.push(byName.endpoint.id, byLiteral.endpoint.id);
+    expect(byLiteral.endpoint.url).toBe(`http://127.0.0.1:${port}/literal`);
+    process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS = 'false';
+    try {
+      const run = await agent.generate('/tool wire-money {"to":"reb","pin":"0"}', { threadId: newThreadId(), resourceId: user.id });
+      for (const created of [byName, byLiteral]) {
+        const deliveryOf = async () => (await listWebhookDeliveries({ endpointId: created.endpoint.id, limit: 50 })).deliveries.find((d) => d.subject.runId === run.runId);
+        await expect.poll(async () => (await deliveryOf())?.attempts ?? 0, { timeout: 20_000 }).toBeGreaterThanOrEqual(1);
+        expect(await deliveryOf()).toMatchObject({ lastStatusCode: null, lastError: 'refused: private network address' });
+      }
+      expect(at('/rebound')).toHaveLength(0);
+      expect(at('/literal')).toHaveLength(0);
+    } finally {
+      await deleteWebhookEndpoint(admin, byName.endpoint.id);
+      await deleteWebhookEndpoint(admin, byLiteral.endpoint.id);
+      process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS = 'true';
+    }
+  });
+
+  it('tells admins why an attempt failed in coarse words, not what a port scan would learn', async () => {
+    // A closed port on the same host: "Connection failed", not ECONNREFUSED and the address.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const closedPort = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const gone = await endpoint('/unused', ['call.pending']);
+    await updateWebhookEndpoint(admin, gone.endpoint.id, { url: `http://127.0.0.1:${closedPort}/x` });
+    const run = await agent.generate('/tool wire-money {"to":"cls","pin":"0"}', { threadId: newThreadId(), resourceId: user.id });
+    const deliveryOf = async () => (await listWebhookDeliveries({ endpointId: gone.endpoint.id, limit: 50 })).deliveries.find((d) => d.subject.runId === run.runId);
+    await expect.poll(async () => (await deliveryOf())?.attempts ?? 0, { timeout: 20_000 }).toBeGreaterThanOrEqual(1);
+    expect(await deliveryOf()).toMatchObject({ lastStatusCode: null, lastError: 'Connection failed' });
+    await deleteWebhookEndpoint(admin, gone.endpoint.id);
+  });
+
+  it("a call.pending of a tool with sensitive fields names the rule that asked in `why`, never the values it quotes", async () => {
+    await endpoint('/why', ['call.pending']);
+    const rules = policiesSchema.parse({
+      rules: [{ id: 'pin-rule', name: 'Wires with a PIN', tool: 'wire-money', condition: 'args.pin == "80417"', outcome: { type: 'require', approvers: 'four-eyes' } }],
+    }).rules;
+    expect(await writePolicies(db, { rules, changedBy: admin.id })).not.toBeNull();
+    const ruled = new Agent({ id: 'ops-agent', name: 'Ops', instructions: 'webhooks', model: new ScriptedModel(), tools, store, dataPolicy: new PrismaPolicySource(db, { maxAgeMs: 0 }) });
+    const run = await ruled.generate('/tool wire-money {"to":"acct-7","pin":"80417"}', { threadId: newThreadId(), resourceId: user.id });
+    const call = await db.pendingToolCall.findFirstOrThrow({ where: { runId: run.runId } });
+    // The inbox's reason quotes the PIN (behind sign-in, where the values are shown anyway).
+    expect(JSON.stringify(call.policyEvaluation)).toContain('80417');
+    await expect.poll(() => at('/why').filter((r) => parsed(r).data.runId === run.runId).length, { timeout: 20_000 }).toBe(1);
+    const [request] = at('/why').filter((r) => parsed(r).data.runId === run.runId);
+    expect(request.body).not.toContain('80417');
+    expect(parsed(request).data.why).toContain('the policy rule “Wires with a PIN”');
+    expect(parsed(request).data.args).toEqual({ to: 'acct-7', pin: '•••' });
   });
 });

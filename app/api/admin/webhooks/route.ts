@@ -7,7 +7,7 @@ import { otherMethods } from '@/lib/http/methods';
  * GET /api/admin/webhooks → `{ endpoints }` (never their secrets).
  * POST /api/admin/webhooks `{ url, description?, events, enabled? }` → 201 `{ endpoint, secret }`
  * (the secret is shown this once). Admins with a session only.
- * Errors: 400 BAD_REQUEST, 400 INVALID_WEBHOOK_URL, 401 UNAUTHENTICATED, 403 FORBIDDEN,
+ * Errors: 400 BAD_REQUEST, 400 INVALID_WEBHOOK_URL, 400 WEBHOOK_PRIVATE_ADDRESS, 401 UNAUTHENTICATED, 403 FORBIDDEN,
  * 403 API_KEY_NOT_ALLOWED, 403 CSRF_ORIGIN.
  */
 export const GET = withErrors(async (request: Request) => {

@@ -8,7 +8,7 @@ type Params = { params: Promise<{ endpointId: string }> };
 /**
  * PATCH /api/admin/webhooks/{endpointId} `{ url?, description?, events?, enabled? }` → `{ endpoint }`.
  * DELETE /api/admin/webhooks/{endpointId} → `{ id }` (its deliveries go with it).
- * Errors: 400 BAD_REQUEST, 400 INVALID_WEBHOOK_URL, 401, 403 FORBIDDEN / API_KEY_NOT_ALLOWED /
+ * Errors: 400 BAD_REQUEST, 400 INVALID_WEBHOOK_URL, 400 WEBHOOK_PRIVATE_ADDRESS, 401, 403 FORBIDDEN / API_KEY_NOT_ALLOWED /
  * CSRF_ORIGIN, 404 NOT_FOUND, 409 NO_CHANGE.
  */
 export const PATCH = withErrors(async (request: Request, { params }: Params) => {
