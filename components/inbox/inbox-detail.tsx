@@ -197,7 +197,10 @@ export function InboxDetail(props: InboxDetailProps) {
       ) : editing && editSchema ? (
         <div ref={editRef} className="flex flex-col gap-2 rounded-lg border border-border p-4">
           <h3 className="text-sm font-medium">Approve with edits</h3>
-          <p className="text-xs text-muted-foreground">The tool runs with these values; the audit keeps both versions.</p>
+          <p className="text-xs text-muted-foreground">
+            The tool runs with these values; the audit keeps both versions. Values that need more than your approval (more reviewers, another
+            rule) are refused, and nothing runs.
+          </p>
           <JsonSchemaForm
             schema={editSchema}
             idPrefix={`edit-${item.id.replace(/[^A-Za-z0-9_-]/g, '')}`}

@@ -58,6 +58,11 @@ describe('friendlyError', () => {
       issues: [],
     });
     expect(friendlyError(null, people)).toMatchObject({ code: 'NETWORK', next: 'Check your connection and try again.' });
+    // An edit refused by the rules of what it would run: the server's sentence names the rule; the call still waits.
+    expect(friendlyError({ code: 'EDIT_NEEDS_APPROVAL', message: 'These changes need 2 different reviewers (rule “Very large refunds”).' }, people)).toMatchObject({
+      message: 'These changes need 2 different reviewers (rule “Very large refunds”).',
+      next: 'Approve it unchanged, or decline it with a reason saying what you would accept, so the assistant can ask again.',
+    });
   });
 
   it('lists the issues of an invalid answer as "field: message" lines', () => {

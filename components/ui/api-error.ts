@@ -100,6 +100,15 @@ export function friendlyError(error: ApiErrorBody | null, people: People, viewer
         issues,
       };
     }
+    case 'EDIT_NEEDS_APPROVAL':
+    case 'QUORUM_NO_EDITS':
+      // The server's sentence names the rule; nothing ran and the call still waits as it was shown.
+      return {
+        code: error.code,
+        message: error.message,
+        next: 'Approve it unchanged, or decline it with a reason saying what you would accept, so the assistant can ask again.',
+        issues,
+      };
     case 'INVALID_RESUME_DATA':
     case 'INVALID_ARGS':
       return { code: error.code, message: error.message, next: 'Fix the answer and submit again; the question is still open.', issues };

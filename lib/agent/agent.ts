@@ -210,15 +210,7 @@ export class Agent {
    * @throws AgentError TOOL_CALL_NOT_SUSPENDED (nothing waiting), AMBIGUOUS_TOOL_CALL (several and
    *   no toolCallId), plus the errors of approveToolCall / resumeStream
    */
-  sendToolApproval(input: {
-    threadId: string;
-    resourceId: string;
-    toolCallId?: string;
-    approved: boolean;
-    reason?: string;
-    resumeData?: unknown;
-    actor: Actor;
-  }): Promise<{ accepted: true; runId: string; toolCallId: string; continuation: AgentStreamResult }> {
+  sendToolApproval(input: Parameters<typeof sendToolApproval>[1]): Promise<{ accepted: true; runId: string; toolCallId: string; continuation: AgentStreamResult }> {
     return sendToolApproval(this.spec, input);
   }
 }

@@ -2,6 +2,17 @@ import { combineApproval, type CodeVerdict, type DataPolicyCall, type DataPolicy
 import { approvalReason, type RequestApprovalPolicy } from './policy';
 import type { RequestContext, Tool } from './tool';
 
+/** What decideApproval asks about one call (the call's own fields of a data policy question in `call`). */
+export interface ApprovalQuestion {
+  tool: Tool;
+  args: unknown;
+  requestContext: RequestContext;
+  requestPolicy?: RequestApprovalPolicy;
+  agentDefault?: RequestApprovalPolicy;
+  dataPolicy?: DataPolicySource;
+  call: Omit<DataPolicyCall, 'toolName' | 'args' | 'requestContext'>;
+}
+
 /**
  * Whether one tool call waits for a person, and why: the code policies (request, agent default,
  * tool — policy.ts) and the data policy (when the agent has a source) are both asked and combined
@@ -10,15 +21,15 @@ import type { RequestContext, Tool } from './tool';
  *
  * @returns null when the call may run at once, else the evaluation to store with the pending call
  */
-export async function decideApproval(input: {
-  tool: Tool;
-  args: unknown;
-  requestContext: RequestContext;
-  requestPolicy?: RequestApprovalPolicy;
-  agentDefault?: RequestApprovalPolicy;
-  dataPolicy?: DataPolicySource;
-  call: Omit<DataPolicyCall, 'toolName' | 'args' | 'requestContext'>;
-}): Promise<PolicyEvaluation | null> {
+export async function decideApproval(input: ApprovalQuestion): Promise<PolicyEvaluation | null> {
+  return (await approvalVerdicts(input)).evaluation;
+}
+
+/**
+ * decideApproval with the verdicts it combined: the code policies' (null: none asked for approval)
+ * and the data policy's (null: the agent has no data source).
+ */
+export async function approvalVerdicts(input: ApprovalQuestion): Promise<{ evaluation: PolicyEvaluation | null; code: CodeVerdict | null; data: DataPolicyVerdict | null }> {
   const reason = await approvalReason(input);
   const code: CodeVerdict | null = reason
     ? { reason, kind: constantPolicy(reason, input) ? 'always' : 'function', toolName: input.tool.id }
@@ -31,7 +42,7 @@ export async function decideApproval(input: {
       data = { outcome: 'require', version: null, error: `policy source failed: ${error instanceof Error ? error.message : String(error)}` };
     }
   }
-  return combineApproval({ code, data, toolApprovers: input.tool.approvers });
+  return { evaluation: combineApproval({ code, data, toolApprovers: input.tool.approvers }), code, data };
 }
 
 /** Whether the policy that gave `reason` is the constant `true` (rather than a function). */

@@ -32,6 +32,12 @@ export interface DataPolicyCall {
   requestContext: RequestContext;
   /** The tool's sensitive argument fields (`createTool`'s `sensitive`): masked wherever values leave the app. */
   sensitive?: Sensitivity;
+  /**
+   * A reviewer's edit of this waiting call (edit-approval.ts): evaluated without being recorded, and
+   * history totals leave out the call's own earlier record (the approval that runs the edit
+   * replaces that record's args in its claim).
+   */
+  edit?: true;
 }
 
 /** A classifier's verdict on a call (rule outcome `classify`). */

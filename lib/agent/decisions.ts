@@ -8,12 +8,13 @@ import { AgentError } from './errors';
 import { fingerprintToolCall } from './fingerprint';
 import { extractResumeData } from './generate';
 import { checkedAnswer, checkedEditedArgs } from './decision-input';
+import { checkEditedApproval } from './edit-approval';
 import { containsUnstorableText } from './model-output';
 import { alreadyDecided, authorize, decisionChunks } from './pending';
 import { castQuorumVote, voteResult } from './quorum';
 import { launch, LEASE_MS } from './segment';
 import { executableTools, findSpec, requireTool, type AgentSpec } from './spec';
-import type { ClaimInput, Claimed, PendingCall } from './store';
+import type { ClaimInput, Claimed, PendingCall, PolicyInputs } from './store';
 import type { Actor, Tool } from './tool';
 import { authorizeWithdrawal, declineReason, type Withdrawal } from './withdraw';
 
@@ -41,6 +42,8 @@ interface DecisionTarget {
   top: { id: string; messageId: string; agentId: string };
   row: PendingCall;
   owner: AgentSpec;
+  /** What the row's run stored of its request, for an edit's approval decision. */
+  policyInputs?: PolicyInputs;
 }
 
 /** How `claimAndContinue` claims a call. */
@@ -131,6 +134,10 @@ export async function sendToolApproval(spec: AgentSpec, input: {
   approved: boolean;
   reason?: string;
   resumeData?: unknown;
+  /** As for decide: the fingerprint seen, edited args (approval), a withdrawal (decline). */
+  fingerprint?: string;
+  args?: unknown;
+  withdraw?: boolean;
   actor: Actor;
 }): Promise<{ accepted: true; runId: string; toolCallId: string; continuation: AgentStreamResult }> {
   const open = callsAddressedBy(
@@ -146,15 +153,15 @@ export async function sendToolApproval(spec: AgentSpec, input: {
     });
   }
   const [row] = open;
-  const target = { runId: row.rootRunId, toolCallId: row.rootToolCallId, actor: input.actor };
+  const target = { runId: row.rootRunId, toolCallId: row.rootToolCallId, actor: input.actor, fingerprint: input.fingerprint };
   let continuation: AgentStreamResult;
   if (row.kind === 'suspension') {
     if (!input.approved) throw new AgentError('WRONG_KIND', 'This call asks for data; send resumeData.');
     continuation = await resumeToolCall(spec, input.resumeData, target);
   } else if (input.approved) {
-    continuation = await decide(spec, { ...target, approved: true });
+    continuation = await decide(spec, { ...target, approved: true, args: input.args });
   } else {
-    continuation = await decide(spec, { ...target, approved: false, reason: input.reason });
+    continuation = await decide(spec, { ...target, approved: false, reason: input.reason, withdraw: input.withdraw });
   }
   return { accepted: true, runId: row.rootRunId, toolCallId: row.rootToolCallId, continuation };
 }
@@ -166,7 +173,8 @@ export async function sendToolApproval(spec: AgentSpec, input: {
  * (DEFAULT_DECLINE_REASON when missing or blank). The run then continues where it paused.
  *
  * @throws AgentError NO_SNAPSHOT_FOUND, TOOL_CALL_NOT_SUSPENDED, AMBIGUOUS_TOOL_CALL, ALREADY_DECIDED,
- *   FINGERPRINT_MISMATCH, WRONG_KIND, FOUR_EYES, INVALID_ARGS
+ *   FINGERPRINT_MISMATCH, WRONG_KIND, FOUR_EYES, INVALID_ARGS, QUORUM_NO_EDITS, EDIT_NEEDS_APPROVAL (edited
+ *   args that need more than this approval: edit-approval.ts)
  */
 export async function decide(spec: AgentSpec, input: DecisionInput & { approved: boolean; reason?: string; args?: unknown }) {
   const reason = declineReason(input);
@@ -194,6 +202,8 @@ export async function decide(spec: AgentSpec, input: DecisionInput & { approved:
   const args = checkedEditedArgs(tool, input.args);
   const fingerprint = fingerprintToolCall({ toolName: target.row.toolName, args });
   const edited = fingerprint !== target.row.fingerprint;
+  // What runs is decided by its own rules: an edit needing more than this approval is refused.
+  if (edited) await checkEditedApproval({ owner: target.owner, tool, row: target.row, args, actor: input.actor, run: target.policyInputs });
   return claimAndContinue(spec, input, {
     kind: 'approval',
     status: 'approved',
@@ -312,7 +322,7 @@ function checkDecidable(owner: AgentSpec, row: PendingCall, input: DecisionInput
  * accepted while it names exactly one open call. One read.
  */
 async function findOpenCall(spec: AgentSpec, input: DecisionInput): Promise<DecisionTarget> {
-  const { run, calls } = await spec.store.loadDecisionTarget({ rootRunId: input.runId });
+  const { run, calls, policyInputs } = await spec.store.loadDecisionTarget({ rootRunId: input.runId });
   if (!run || run.agentId !== spec.id || run.parentRunId !== null) {
     throw new AgentError('NO_SNAPSHOT_FOUND', `No paused run ${input.runId}.`);
   }
@@ -341,7 +351,7 @@ async function findOpenCall(spec: AgentSpec, input: DecisionInput): Promise<Deci
   }
   const owner = findSpec(spec, open[0].agentId);
   if (!owner) throw new AgentError('NO_SNAPSHOT_FOUND', `No agent ${open[0].agentId} under ${spec.id}.`);
-  return { top: { id: run.id, messageId: run.messageId, agentId: run.agentId }, row: open[0], owner };
+  return { top: { id: run.id, messageId: run.messageId, agentId: run.agentId }, row: open[0], owner, policyInputs: policyInputs[open[0].runId] };
 }
 
 /**

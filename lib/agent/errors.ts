@@ -11,6 +11,8 @@ export const AGENT_ERROR_STATUS = {
   ALREADY_VOTED: 409,
   /** Approve-with-edits on a quorum call: every voter must approve the same arguments. */
   QUORUM_NO_EDITS: 409,
+  /** Approve-with-edits whose edited call needs more than this approval (a quorum, another approver, another rule). */
+  EDIT_NEEDS_APPROVAL: 409,
   FINGERPRINT_MISMATCH: 409,
   /** A new message on a thread whose turn is still running (one turn of a thread at a time; stop.ts). */
   RUN_IN_PROGRESS: 409,

@@ -352,7 +352,7 @@ function storablePolicy(policy: RequestApprovalPolicy | undefined): RunState['re
 }
 
 /** The request policy for steps after a continuation; an unavailable function fails closed. */
-function storedPolicy(stored: RunState['requestApproval'] | undefined): RequestApprovalPolicy | undefined {
+export function storedPolicy(stored: RunState['requestApproval'] | undefined): RequestApprovalPolicy | undefined {
   return stored === 'always' || stored === 'function' ? true : undefined;
 }
 

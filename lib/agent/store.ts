@@ -239,6 +239,9 @@ export interface Claimed {
 /** A run without its (large) state, as a decision target. */
 export type RunSummary = Omit<RunRecord, 'state'> & { hasState: boolean };
 
+/** What an approval decision reads of a run's state: the request's context and its approval switch. */
+export type PolicyInputs = Pick<RunState, 'requestContext' | 'requestApproval'>;
+
 export interface SuspendedRunsQuery {
   agentId?: string;
   threadId?: string;
@@ -276,8 +279,12 @@ export interface AgentStore {
   /** One statement: inserts a child run and its parent's `waiting` delegation row (an open call of the parent). */
   startChildRun(input: { run: RunRecord; delegation: NewPendingCall }): Promise<void>;
   loadRun(input: { runId: string }): Promise<RunRecord | null>;
-  /** One read: a top-level run (without state) and every row addressed through it, oldest first. */
-  loadDecisionTarget(input: { rootRunId: string }): Promise<{ run: RunSummary | null; calls: PendingCall[] }>;
+  /**
+   * One read: a top-level run (without state) and every row addressed through it, oldest first;
+   * `policyInputs`: for each run with an open row, what an edited approval's policy decision reads
+   * of its state (edit-approval.ts), by run id.
+   */
+  loadDecisionTarget(input: { rootRunId: string }): Promise<{ run: RunSummary | null; calls: PendingCall[]; policyInputs: Record<string, PolicyInputs> }>;
   /** Appends a user message to the thread's memory (an auto-resume answer), tied to the run it resumed. */
   addUserMessage(input: { threadId: string; runId: string; message: ModelMessage }): Promise<void>;
   /** Appends chunks to the run's event log, in order. */

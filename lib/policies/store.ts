@@ -225,7 +225,9 @@ export class PrismaPolicySource implements DataPolicySource {
     if (watched.length > 0) {
       try {
         const specs = watched.map((rule) => rule.history);
-        const [row] = await this.db.$queryRaw<{ totals: { sum: string | number; count: number }[] }[]>`
+        const [row] = call.edit
+          ? await historyOfEdit(this.db, call, specs)
+          : await this.db.$queryRaw<{ totals: { sum: string | number; count: number }[] }[]>`
           SELECT countersign_policy_history(${call.toolName}, ${call.agentId}, ${call.runId}, ${call.toolCallId}, ${call.threadId},
             ${call.requestedBy}, ${JSON.stringify(call.args ?? null)}::jsonb, ${JSON.stringify(specs)}::jsonb) AS totals`;
         watched.forEach((rule, index) => {
@@ -251,3 +253,34 @@ export class PrismaPolicySource implements DataPolicySource {
   }
 }
 
+
+/**
+ * The history totals of an edited waiting call (DataPolicyCall.edit), as `countersign_policy_history`
+ * computes them (same window, grouping and declined calls left out) but read-only, without the
+ * call's own record and without the advisory lock: an edit that is refused must leave the ledger as
+ * it was; the claim of the approval that runs it replaces its record's args
+ * (lib/store/decision-statements.ts).
+ * @returns one row whose `totals` has `{ sum, count }` per spec, in order
+ */
+function historyOfEdit(db: PrismaClient, call: DataPolicyCall, specs: NonNullable<PolicyRule['history']>[]) {
+  return db.$queryRaw<{ totals: { sum: string | number; count: number }[] }[]>`
+    SELECT coalesce(jsonb_agg(jsonb_build_object('sum', t.total, 'count', t.n) ORDER BY s.ord), '[]'::jsonb) AS totals
+    FROM jsonb_array_elements(${JSON.stringify(specs)}::jsonb) WITH ORDINALITY AS s(spec, ord)
+    CROSS JOIN LATERAL (
+      SELECT coalesce(sum(CASE WHEN jsonb_typeof(l.args #> string_to_array(s.spec->>'sum', '.')) = 'number'
+               THEN (l.args #>> string_to_array(s.spec->>'sum', '.'))::numeric ELSE 0 END), 0) AS total, count(*)::int AS n
+      FROM policy_call_ledger l
+      WHERE l.tool_name = ${call.toolName}
+        AND l.created_at > now() - make_interval(secs => (s.spec->>'windowHours')::float8 * 3600)
+        AND CASE s.spec->>'by'
+              WHEN 'all' THEN TRUE
+              WHEN 'requester' THEN l.requested_by = ${call.requestedBy}
+              WHEN 'thread' THEN l.thread_id = ${call.threadId}
+              ELSE (l.args #> string_to_array(substr(s.spec->>'by', 6), '.')) IS NOT DISTINCT FROM (${JSON.stringify(call.args ?? null)}::jsonb #> string_to_array(substr(s.spec->>'by', 6), '.'))
+            END
+        AND NOT (l.run_id = ${call.runId} AND l.tool_call_id = ${call.toolCallId})
+        AND NOT EXISTS (
+          SELECT 1 FROM pending_tool_calls p
+           WHERE p.run_id = l.run_id AND p.tool_call_id = l.tool_call_id AND p.status = 'declined')
+    ) t`;
+}

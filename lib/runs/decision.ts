@@ -24,7 +24,18 @@ export type DecisionCommand =
   | { kind: 'decline'; runId: string; toolCallId?: string; fingerprint?: string; reason?: string; withdraw?: boolean }
   | { kind: 'resume'; runId: string; toolCallId?: string; resumeData: unknown }
   /** Found by thread and resource alone (send-tool-approval): approves, declines or answers what waits there. */
-  | { kind: 'by-thread'; threadId: string; resourceId: string; toolCallId?: string; approved: boolean; reason?: string; resumeData?: unknown };
+  | {
+      kind: 'by-thread';
+      threadId: string;
+      resourceId: string;
+      toolCallId?: string;
+      approved: boolean;
+      reason?: string;
+      resumeData?: unknown;
+      fingerprint?: string;
+      args?: unknown;
+      withdraw?: boolean;
+    };
 
 /** Who decides, through which door. */
 export interface DecisionContext {

@@ -103,6 +103,12 @@ export async function claimPendingCall(db: PrismaClient, input: ClaimInput): Pro
         head.seq, head.content_hash, head.prev_hash, head.hash
       FROM claimed c JOIN target t ON t.id = c.id CROSS JOIN stamp LEFT JOIN head ON true
     ),
+    ${input.edited ? Prisma.sql`-- The data policies' history counts what runs: the edited args replace the call's record (policies/store.ts).
+    ledger AS (
+      UPDATE policy_call_ledger l SET args = ${editedArgs}
+      FROM claimed c JOIN target t ON t.id = c.id
+      WHERE l.run_id = t.run_id AND l.tool_call_id = t.tool_call_id
+    ),` : Prisma.empty}
     lease AS (
       UPDATE runs SET lease_expires_at = now() + make_interval(secs => ${seconds(input.leaseMs)})
       WHERE id = ${input.rootRunId} AND EXISTS (SELECT 1 FROM claimed)

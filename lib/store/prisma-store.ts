@@ -11,6 +11,7 @@ import type {
   RunRecord,
   RunState,
   RunStatus,
+  PolicyInputs,
   RunSummary,
   SuspendedRunsQuery,
 } from '@/lib/agent/store';
@@ -188,17 +189,21 @@ export class PrismaAgentStore implements AgentStore {
   }
 
   async loadDecisionTarget({ rootRunId }: { rootRunId: string }) {
-    const rows = await hotQuery<(Omit<RunSummary, 'status'> & { status: string; calls: PendingRow[] | null })[]>(this.db, Prisma.sql`
+    const rows = await hotQuery<(Omit<RunSummary, 'status'> & { status: string; calls: PendingRow[] | null; policyInputs: Record<string, PolicyInputs> | null })[]>(this.db, Prisma.sql`
       SELECT r.id, r.thread_id AS "threadId", r.resource_id AS "resourceId", r.requested_by AS "requestedBy", r.agent_id AS "agentId",
         r.parent_run_id AS "parentRunId", r.message_id AS "messageId", r.status, r.state IS NOT NULL AS "hasState",
-        (SELECT json_agg(p ORDER BY p.seq) FROM (SELECT ${pendingColumns('c')}, c.seq FROM pending_tool_calls c WHERE c.root_run_id = r.id) p) AS calls
+        (SELECT json_agg(p ORDER BY p.seq) FROM (SELECT ${pendingColumns('c')}, c.seq FROM pending_tool_calls c WHERE c.root_run_id = r.id) p) AS calls,
+        (SELECT jsonb_object_agg(w.id, jsonb_build_object('requestContext', w.state->'requestContext', 'requestApproval', w.state->'requestApproval'))
+          FROM runs w WHERE w.state IS NOT NULL
+            AND w.id IN (SELECT o.run_id FROM pending_tool_calls o WHERE o.root_run_id = r.id AND o.status = 'pending')) AS "policyInputs"
       FROM runs r WHERE r.id = ${rootRunId}`);
     const [row] = rows;
-    if (!row) return { run: null, calls: [] };
-    const { calls, ...run } = row;
+    if (!row) return { run: null, calls: [], policyInputs: {} };
+    const { calls, policyInputs, ...run } = row;
     return {
       run: { ...run, status: run.status as RunStatus },
       calls: (calls ?? []).map(pendingFromJson),
+      policyInputs: policyInputs ?? {},
     };
   }
 

@@ -272,6 +272,34 @@ describe('history conditions: a limit cannot be split into several calls', () =>
     expect(approvals(over)).toHaveLength(1);
   });
 
+  it('an edit is counted by its edited args: a refused edit leaves the history as it was, an approved one replaces the call’s record (issue 30 item 1)', async () => {
+    const rt = await policyRuntime();
+    const orderId = `ord-${crypto.randomUUID().slice(0, 8)}`;
+    await setRules(rt.db, [
+      { id: 'huge', name: 'Huge refunds', tool: 'issue-refund', condition: 'args.amount > 1000', outcome: { type: 'require', approvers: { quorum: 2 } } },
+      {
+        id: 'refunds-per-order', name: 'Refunds per order per day', tool: 'issue-refund', condition: 'history.total > 100',
+        history: { sum: 'amount', by: 'args.orderId', windowHours: 24 }, outcome: { type: 'require', approvers: 'four-eyes' },
+      },
+    ]);
+    const run = await rt.agent.stream(refundLines(orderId, [150]), { threadId: newThreadId(), resourceId: ada.id });
+    const [waiting] = approvals(await collect(run.fullStream));
+    const toolCallId = waiting.payload.toolCallId;
+    const ledger = () => rt.db.policyCallLedger.findMany({ where: { toolName: 'issue-refund', args: { path: ['orderId'], equals: orderId } }, select: { args: true } });
+    expect(await ledger()).toEqual([{ args: { orderId, amount: 150 } }]);
+
+    await expect(rt.agent.approveToolCall({ runId: run.runId, toolCallId, actor: rita, args: { orderId, amount: 5000 } })).rejects.toMatchObject({
+      code: 'EDIT_NEEDS_APPROVAL',
+      details: { needs: 'quorum', rule: { id: 'huge' } },
+    });
+    // Nothing of the refused edit was recorded: a later call of the order is not counted against 5000.
+    expect(await ledger()).toEqual([{ args: { orderId, amount: 150 } }]);
+
+    // 120 is over the limit by itself, without the call's own 150: the same rule, a reviewer may approve it.
+    await collect((await rt.agent.approveToolCall({ runId: run.runId, toolCallId, actor: rita, args: { orderId, amount: 120 } })).fullStream);
+    expect(await ledger()).toEqual([{ args: { orderId, amount: 120 } }]);
+  });
+
   it('per order, concurrent runs on two servers: exactly as many refunds run as fit under the limit', async () => {
     const a = await policyRuntime();
     const b = await policyRuntime();

@@ -4,20 +4,21 @@ import { requireActor } from '@/lib/auth/session';
 import { generateResponse, parseJson, withErrors } from '@/lib/http/errors';
 import { chunkSseResponse } from '@/lib/http/sse';
 import { decisionResponse, type DecisionCommand } from '@/lib/runs/decision';
+import { withoutSeedClientFields } from '@/lib/runs/decision-body';
 
 type Params = { params: Promise<{ agentId: string }> };
 
 type Kind = 'approve' | 'decline' | 'resume';
 
-/** The body as the command of its kind (ApiError 400 BAD_REQUEST when it does not parse). */
+/** The body as the command of its kind, without the seed client's ignored fields (ApiError 400 BAD_REQUEST when it does not parse). */
 function parseCommand(kind: Kind, text: string): DecisionCommand {
   switch (kind) {
     case 'approve':
-      return { kind, ...parseJson(text, approveBodySchema) };
+      return { kind, ...withoutSeedClientFields(parseJson(text, approveBodySchema)) };
     case 'decline':
-      return { kind, ...parseJson(text, declineBodySchema) };
+      return { kind, ...withoutSeedClientFields(parseJson(text, declineBodySchema)) };
     case 'resume':
-      return { kind, ...parseJson(text, resumeBodySchema) };
+      return { kind, ...withoutSeedClientFields(parseJson(text, resumeBodySchema)) };
   }
 }
 
@@ -27,8 +28,9 @@ function parseCommand(kind: Kind, text: string): DecisionCommand {
  * decision function (lib/runs/decision.ts, so Idempotency-Key works on all of them), answered as
  * the continuation's chunks over SSE (`stream`) or its result as JSON (`generate`).
  *
- * @param kind approve (`{ runId, toolCallId?, fingerprint? }`), decline (the same and `reason?`) or
- *   resume (`{ runId, toolCallId?, resumeData }`)
+ * @param kind approve (`{ runId, toolCallId?, fingerprint?, args? }`), decline (`{ runId, toolCallId?,
+ *   fingerprint?, reason?, withdraw? }`) or resume (`{ runId, toolCallId?, resumeData }`); each also
+ *   takes the seed client's `model`, `requestContext` and `format`, ignored (lib/runs/decision-body.ts)
  * @param answer `stream` (SSE) or `generate` (JSON summary)
  */
 export function agentDecisionRoute(kind: Kind, answer: 'stream' | 'generate') {

@@ -2,6 +2,7 @@ import type { ModelMessage } from 'ai';
 import type { Actor } from '@/lib/agent/tool';
 import { z } from 'zod';
 import { threadIdSchema } from '@/lib/chat/thread-id';
+import { approvalFields, checkFlagDecision, declineFields, resumeFields, seedClientFields, seedSendToolApprovalFields } from '@/lib/runs/decision-body';
 
 /**
  * Request bodies of the agents API. Same paths and shapes as the seed framework's server, so its
@@ -52,20 +53,32 @@ export const streamBodySchema = z
     return { ...body, threadId, resourceId };
   });
 
-export const approveBodySchema = z.object({ runId: id, toolCallId: toolCallId.optional(), fingerprint: z.string().max(128).optional() });
+/*
+ * The decision routes take the shared decision bodies (lib/runs/decision-body.ts), strict, plus the
+ * fields the seed framework's client sends of its own accord (accepted and ignored). Edited `args`
+ * on an approval and `withdraw` on a decline are this app's extensions of the seed framework's shapes.
+ */
+export const approveBodySchema = z.object({ runId: id, toolCallId: toolCallId.optional(), ...approvalFields, ...seedClientFields }).strict();
 
-export const declineBodySchema = approveBodySchema.extend({ reason: z.string().max(2_000).optional() });
+export const declineBodySchema = z.object({ runId: id, toolCallId: toolCallId.optional(), ...declineFields, ...seedClientFields }).strict();
 
-export const resumeBodySchema = z.object({ runId: id, toolCallId: toolCallId.optional(), resumeData: z.unknown() });
+export const resumeBodySchema = z.object({ runId: id, toolCallId: toolCallId.optional(), ...resumeFields, ...seedClientFields }).strict();
 
-export const sendToolApprovalBodySchema = z.object({
-  threadId: threadIdSchema,
-  resourceId: id,
-  toolCallId: toolCallId.optional(),
-  approved: z.boolean(),
-  reason: z.string().max(2_000).optional(),
-  resumeData: z.unknown().optional(),
-});
+/** By thread alone: `approved` with the approval's or the decline's fields, or `resumeData` for a question. */
+export const sendToolApprovalBodySchema = z
+  .object({
+    threadId: threadIdSchema,
+    resourceId: id,
+    toolCallId: toolCallId.optional(),
+    approved: z.boolean(),
+    ...approvalFields,
+    ...declineFields,
+    resumeData: z.unknown().optional(),
+    ...seedClientFields,
+    ...seedSendToolApprovalFields,
+  })
+  .strict()
+  .superRefine(checkFlagDecision);
 
 /** `page` counts from 0; pagination applies only when both `page` and `perPage` are given. */
 export const suspendedRunsQuerySchema = z.object({

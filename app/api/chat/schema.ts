@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { threadIdSchema } from '@/lib/chat/thread-id';
 import { env } from '@/lib/env';
+import { flagDecisionSchema, resumeFields } from '@/lib/runs/decision-body';
 
 /** Requests to POST /api/chat per user and minute (CHAT_RATE_LIMIT_PER_MINUTE, default 30). */
 export const chatRateLimit = () => ({ limit: env().CHAT_RATE_LIMIT_PER_MINUTE, windowMs: 60_000 });
@@ -20,21 +21,9 @@ export const chatRequestSchema = z
     messages: z.array(uiMessage).max(500).default([]),
     agentId: z.string().max(100).optional(),
     requireToolApproval: z.boolean().optional(),
-    decision: z
-      .object({
-        runId: z.string().min(1).max(100),
-        toolCallId: z.string().min(1).max(1_000),
-        approved: z.boolean(),
-        reason: z.string().max(2_000).optional(),
-        fingerprint: z.string().max(128).optional(),
-        /** The requester withdraws their own request (declined with reason "withdrawn by requester"). */
-        withdraw: z.literal(true).optional(),
-      })
-      .refine((decision) => !(decision.withdraw && decision.approved), { message: 'A withdrawal declines the call: send approved: false.' })
-      .optional(),
-    resume: z
-      .object({ runId: z.string().min(1).max(100), toolCallId: z.string().min(1).max(1_000), resumeData: z.unknown() })
-      .optional(),
+    // The shared decision bodies (lib/runs/decision-body.ts), strict as at every other door.
+    decision: flagDecisionSchema({ runId: z.string().min(1).max(100), toolCallId: z.string().min(1).max(1_000) }).optional(),
+    resume: z.object({ runId: z.string().min(1).max(100), toolCallId: z.string().min(1).max(1_000), ...resumeFields }).strict().optional(),
   })
   .refine((body) => !(body.decision && body.resume), { message: 'Send either a decision or a resume, not both.' });
 

@@ -2,6 +2,7 @@ import { sendToolApprovalBodySchema } from '../../schema';
 import { requireActor } from '@/lib/auth/session';
 import { parseJson, withErrors } from '@/lib/http/errors';
 import { decisionResponse } from '@/lib/runs/decision';
+import { withoutSeedClientFields } from '@/lib/runs/decision-body';
 import { otherMethods } from '@/lib/http/methods';
 
 type Params = { params: Promise<{ agentId: string }> };
@@ -15,7 +16,7 @@ export const POST = withErrors(async (request: Request, { params }: Params) => {
     actor,
     agentId,
     rateLimit: 'agents',
-    parse: (text) => ({ kind: 'by-thread', ...parseJson(text, sendToolApprovalBodySchema) }),
+    parse: (text) => ({ kind: 'by-thread', ...withoutSeedClientFields(parseJson(text, sendToolApprovalBodySchema)) }),
     respond: ({ runId, toolCallId }) => Response.json({ accepted: true, runId, toolCallId }),
   });
 });

@@ -1,18 +1,10 @@
-import { z } from 'zod';
+import { flagDecisionSchema } from '@/lib/runs/decision-body';
 
 /**
- * POST /api/runs/{runId}/tool-calls/{toolCallId}/decision. Source: behaviour §7. Strict: a field it
- * does not know is refused (400), since a misspelt `reason` would otherwise decline without one.
+ * POST /api/runs/{runId}/tool-calls/{toolCallId}/decision. Source: behaviour §7. The shared decision
+ * body (lib/runs/decision-body.ts) with the run and call in the path: `approved`, then the approval's
+ * fields (`fingerprint`, edited `args`) or the decline's (`fingerprint`, `reason`, `withdraw`).
+ * Strict: a field it does not know is refused (400), since a misspelt `reason` would otherwise
+ * decline without one.
  */
-export const decisionSchema = z
-  .object({
-    approved: z.boolean(),
-    reason: z.string().max(2_000).optional(),
-    /** Edited arguments (approve only); validated against the tool's inputSchema. */
-    args: z.unknown().optional(),
-    fingerprint: z.string().max(128).optional(),
-    /** The requester withdraws their own request: declined with reason "withdrawn by requester". */
-    withdraw: z.literal(true).optional(),
-  })
-  .strict()
-  .refine((body) => !(body.withdraw && body.approved), { message: 'A withdrawal declines the call: send approved: false.', path: ['withdraw'] });
+export const decisionSchema = flagDecisionSchema({});

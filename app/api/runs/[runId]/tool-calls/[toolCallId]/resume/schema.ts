@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { resumeFields } from '@/lib/runs/decision-body';
 
 /** POST /api/runs/{runId}/tool-calls/{toolCallId}/resume. Source: behaviour §7. Strict, as the decision body. */
-export const resumeSchema = z.object({ resumeData: z.unknown() }).strict();
+export const resumeSchema = z.object(resumeFields).strict();
