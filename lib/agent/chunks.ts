@@ -22,6 +22,10 @@ export interface ChunkPayloads {
   'text-start': { id: string };
   'text-delta': { id: string; text: string };
   'text-end': { id: string };
+  /** The model's reasoning (thinking) as it streams; the chat shows it collapsed. */
+  'reasoning-start': { id: string };
+  'reasoning-delta': { id: string; text: string };
+  'reasoning-end': { id: string };
   'tool-call': { toolCallId: string; toolName: string; args: unknown };
   'tool-result': { toolCallId: string; toolName: string; args: unknown; result: unknown };
   'tool-error': { toolCallId: string; toolName: string; args: unknown; error: string };

@@ -28,6 +28,27 @@ const brokeOff = "The model provider's answer broke off before it was complete. 
 /** A model stream that ended without finishing its answer (e.g. a cut connection). */
 export const ANSWER_BROKE_OFF: RunFailure = { code: 'MODEL_PROVIDER_DOWN', message: brokeOff };
 
+/** What a user reads when the provider sent nothing for the step's idle timeout (MODEL_IDLE_TIMEOUT_MS). */
+export function stoppedAnswering(idleMs: number): RunFailure {
+  const span = idleMs >= 1_000 ? `${Math.round(idleMs / 1_000)} s` : `${idleMs} ms`;
+  return { code: 'MODEL_PROVIDER_DOWN', message: `The model provider stopped answering (nothing for ${span}). Try again later.` };
+}
+
+/**
+ * The reason a model step aborts its provider request with when nothing arrived for its idle
+ * timeout (idle.ts). Not named `AbortError`/`TimeoutError`, so the AI SDK's retry treats a stall
+ * before the answer started like any retryable provider failure (model-step.ts).
+ */
+export class ModelIdleTimeoutError extends Error {
+  readonly idleMs: number;
+
+  constructor(idleMs: number) {
+    super(`no data from the model provider for ${idleMs} ms`);
+    this.name = 'ModelIdleTimeoutError';
+    this.idleMs = idleMs;
+  }
+}
+
 /** An error of the model call itself (the provider, or its stream), classified for the user. */
 export class ModelCallError extends Error {
   readonly failure: RunFailure;
@@ -87,7 +108,8 @@ function byStatus(status: number, attempts: number): RunFailure {
 
 /**
  * Classifies an error thrown by a model call: 401/403/404 and missing keys → configuration;
- * 429/529 → busy; 408, 5xx, unreachable, a stream that broke off (also after a 200) → down; other
+ * 429/529 → busy; 408, 5xx, unreachable, a stream that broke off (also after a 200), a provider
+ * that stopped answering (ModelIdleTimeoutError) → down; other
  * 4xx → rejected;
  * anything else → RUN_FAILED with the generic message. Retries the AI SDK made are unwrapped and
  * counted.
@@ -100,6 +122,10 @@ export function classifyModelError(error: unknown): RunFailure {
   if (RetryError.isInstance(error)) {
     cause = error.lastError;
     attempts = error.errors.length;
+  }
+  if (cause instanceof ModelIdleTimeoutError) {
+    const failure = stoppedAnswering(cause.idleMs);
+    return attempts > 1 ? { ...failure, message: failure.message.replace(').', `, ${attempts} attempts).`) } : failure;
   }
   if (LoadAPIKeyError.isInstance(cause) || NoSuchModelError.isInstance(cause)) {
     return { code: 'MODEL_PROVIDER_CONFIG', message: 'The model is not configured on this server. An administrator needs to check its settings.' };

@@ -1,10 +1,11 @@
-import { experimental_streamLanguageModelCall as streamLanguageModelCall, jsonSchema, NoSuchToolError, type ModelMessage, type ToolSet } from 'ai';
+import { experimental_streamLanguageModelCall as streamLanguageModelCall, jsonSchema, NoSuchToolError, RetryError, type ModelMessage, type ProviderMetadata, type ToolSet } from 'ai';
 import { logWarnings, prepareRetries, resolveLanguageModel } from 'ai/internal';
 import { z } from 'zod';
 import type { RunContext } from './context';
 import { emit } from './events';
-import { ANSWER_BROKE_OFF, classifyModelError, ModelCallError } from './failure';
-import { checkToolArgs, safeToolCallId, safeToolName, storablePreview, TextDeltaRepair } from './model-output';
+import { ANSWER_BROKE_OFF, classifyModelError, ModelCallError, ModelIdleTimeoutError, stoppedAnswering } from './failure';
+import { DEFAULT_MODEL_IDLE_TIMEOUT_MS, IdleWatch } from './idle';
+import { checkToolArgs, safeToolCallId, safeToolName, storablePreview, storableText, storableValue, TextDeltaRepair } from './model-output';
 import type { AgentSpec } from './spec';
 import type { StepCall } from './store';
 
@@ -29,21 +30,35 @@ export interface ModelStepResult {
  * appear as a storable preview in chunks and as `{}` in the model history (every provider accepts
  * an empty object; the error says what was wrong).
  *
- * @throws ModelCallError when the provider fails or its answer breaks off (classified, failure.ts)
+ * A request that receives nothing for `spec.modelIdleTimeoutMs` (default 60 s) is aborted (IdleWatch,
+ * combined with `ctx.abortSignal`) and fails as "the model provider stopped answering"; before the
+ * answer started, that counts as a retryable failure.
+ *
+ * @throws ModelCallError when the provider fails, stops answering or its answer breaks off (classified, failure.ts)
  */
 export async function modelStep(ctx: RunContext): Promise<ModelStepResult> {
   const { state } = ctx;
-  const { retry } = prepareRetries({ maxRetries: ctx.spec.maxRetries, abortSignal: ctx.abortSignal });
+  // A stall before the answer starts is retried like a 5xx; one in the middle of it ends the step.
+  const { retry } = prepareRetries({
+    maxRetries: ctx.spec.maxRetries,
+    abortSignal: ctx.abortSignal,
+    additionalRetryableError: (error) => error instanceof ModelIdleTimeoutError,
+  });
+  const idleMs = ctx.spec.modelIdleTimeoutMs ?? DEFAULT_MODEL_IDLE_TIMEOUT_MS;
+  let idle: IdleWatch | undefined;
   const call = () =>
-    retry(() =>
-      streamLanguageModelCall({
+    retry(() => {
+      idle?.stop();
+      // Each attempt has its own idle timeout, combined with the caller's abort signal (Stop).
+      idle = new IdleWatch(idleMs, ctx.abortSignal);
+      return streamLanguageModelCall({
         model: ctx.spec.model,
         system: ctx.spec.instructions,
         messages: state.messages,
         tools: declaredTools(ctx.spec.tools),
-        abortSignal: ctx.abortSignal,
-      }),
-    );
+        abortSignal: idle.signal,
+      });
+    });
   const calls: StepCall[] = [];
   const refused = new Map<string, string>();
   const content: Exclude<ModelMessage & { role: 'assistant' }, { content: string }>['content'] = [];
@@ -51,8 +66,21 @@ export async function modelStep(ctx: RunContext): Promise<ModelStepResult> {
   const texts = new Map<string, string>();
   const repairs = new Map<string, TextDeltaRepair>();
   const takenIds = toolCallIdsOf(state.messages);
+  const reasoning = new Map<string, ReasoningBlock>();
   let finishReason: string | undefined;
   ctx.lastText = '';
+  // A reasoning block keeps its text and provider metadata (Anthropic's signature or redacted
+  // data, OpenAI's item id and encrypted content) exactly: the provider checks them when the
+  // history comes back with the step's tool results (behaviour §8).
+  const endReasoning = (providerId: string) => {
+    const block = reasoning.get(providerId)!;
+    reasoning.delete(providerId);
+    emit(ctx, 'reasoning-end', { id: block.id });
+    // Stored as other text is (model-output.ts); a provider's signature never covers a NUL or a lone surrogate.
+    const metadata = block.metadata && storableValue(block.metadata);
+    const providerOptions = metadata?.ok ? { providerOptions: metadata.value as ProviderMetadata } : {};
+    content.push({ type: 'reasoning', text: storableText(block.text), ...providerOptions });
+  };
   const endText = (id: string) => {
     const rest = repairs.get(id)?.end();
     if (rest) {
@@ -70,6 +98,7 @@ export async function modelStep(ctx: RunContext): Promise<ModelStepResult> {
   try {
     const { stream } = await call();
     for await (const part of stream) {
+      idle!.touch();
       switch (part.type) {
         case 'text-start': {
           const id = `${ctx.run.id.slice(0, 8)}-t${state.textPartCounter++}`;
@@ -91,6 +120,27 @@ export async function modelStep(ctx: RunContext): Promise<ModelStepResult> {
         case 'text-end': {
           const id = textIds.get(part.id);
           if (id && repairs.has(id)) endText(id);
+          break;
+        }
+        case 'reasoning-start': {
+          const id = `${ctx.run.id.slice(0, 8)}-r${state.textPartCounter++}`;
+          reasoning.set(part.id, { id, text: '', metadata: mergeMetadata(undefined, part.providerMetadata) });
+          emit(ctx, 'reasoning-start', { id });
+          break;
+        }
+        case 'reasoning-delta': {
+          const block = reasoning.get(part.id);
+          if (!block) break;
+          block.metadata = mergeMetadata(block.metadata, part.providerMetadata);
+          block.text += part.text;
+          if (part.text) emit(ctx, 'reasoning-delta', { id: block.id, text: storableText(part.text) });
+          break;
+        }
+        case 'reasoning-end': {
+          const block = reasoning.get(part.id);
+          if (!block) break;
+          block.metadata = mergeMetadata(block.metadata, part.providerMetadata);
+          endReasoning(part.id);
           break;
         }
         case 'tool-call': {
@@ -133,9 +183,16 @@ export async function modelStep(ctx: RunContext): Promise<ModelStepResult> {
   } catch (error) {
     // Close what was streaming, so the partial answer shows as text (live and after a reload).
     for (const id of [...repairs.keys()]) endText(id);
-    throw error instanceof ModelCallError ? error : new ModelCallError(classifyModelError(error), { cause: error });
+    for (const id of [...reasoning.keys()]) emit(ctx, 'reasoning-end', { id: reasoning.get(id)!.id });
+    if (error instanceof ModelCallError) throw error;
+    // Whatever the aborted request threw, a fired idle timeout is what happened.
+    const failure = idle?.fired && !RetryError.isInstance(error) ? stoppedAnswering(idleMs) : classifyModelError(error);
+    throw new ModelCallError(failure, { cause: error });
+  } finally {
+    idle?.stop();
   }
   for (const id of [...repairs.keys()]) endText(id);
+  for (const id of [...reasoning.keys()]) endReasoning(id);
   // A stream that stopped without its finish (a cut connection) is not an answer.
   if ((finishReason === 'interrupted' || finishReason === 'error') && calls.length === 0) {
     throw new ModelCallError(ANSWER_BROKE_OFF);
@@ -174,6 +231,21 @@ function toolCallIdsOf(messages: ModelMessage[]): Set<string> {
     for (const part of message.content) if ('toolCallId' in part) ids.add(part.toolCallId);
   }
   return ids;
+}
+
+/** One reasoning block of a step while it streams: our part id, its text, the provider's metadata. */
+interface ReasoningBlock {
+  id: string;
+  text: string;
+  metadata?: ProviderMetadata;
+}
+
+/** Provider metadata of a reasoning block so far, with a later part's merged in per provider (a signature arrives last). */
+function mergeMetadata(base: ProviderMetadata | undefined, next: ProviderMetadata | undefined): ProviderMetadata | undefined {
+  if (!next) return base;
+  const merged: ProviderMetadata = { ...base };
+  for (const [provider, values] of Object.entries(next)) merged[provider] = { ...merged[provider], ...values };
+  return merged;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
