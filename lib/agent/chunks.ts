@@ -92,6 +92,8 @@ export interface ChunkPayloads {
    * A message for the user, safe to show. `code` says what kind of failure it is: MODEL_PROVIDER_CONFIG,
    * MODEL_PROVIDER_BUSY, MODEL_PROVIDER_DOWN, MODEL_PROVIDER_REJECTED, RUN_FAILED, RUN_INTERRUPTED
    * (the run failed; the segment then finishes with `error`), or MODEL_REFUSED (the run goes on).
+   * MODEL_OUTPUT_LIMIT: the output-token limit cut the answer off — inside a tool call the run
+   * failed (nothing ran); under a text answer the run completes with `finish` `length`.
    */
   error: { message: string; code?: string };
 }

@@ -3,7 +3,7 @@ import { logWarnings, prepareRetries, resolveLanguageModel } from 'ai/internal';
 import { z } from 'zod';
 import type { RunContext } from './context';
 import { emit } from './events';
-import { ANSWER_BROKE_OFF, classifyModelError, ModelCallError, ModelIdleTimeoutError, stoppedAnswering } from './failure';
+import { ANSWER_BROKE_OFF, classifyModelError, CUT_OFF_IN_TOOL_CALL, ModelCallError, ModelIdleTimeoutError, stoppedAnswering, TEXT_CUT_OFF } from './failure';
 import { DEFAULT_MODEL_IDLE_TIMEOUT_MS, IdleWatch } from './idle';
 import { checkToolArgs, safeToolCallId, safeToolName, storablePreview, storableText, storableValue, TextDeltaRepair } from './model-output';
 import type { AgentSpec } from './spec';
@@ -15,8 +15,10 @@ export interface ModelStepResult {
   calls: StepCall[];
   /** Calls whose args cannot be used, by id, with the error the model will read. */
   refused: Map<string, string>;
-  /** Whether the provider's content filter declined to answer. */
+  /** Whether the provider's content filter, or the model itself, declined to answer. */
   declined: boolean;
+  /** Whether the output-token limit cut the (text) answer off. */
+  cutOff: boolean;
 }
 
 /**
@@ -57,6 +59,7 @@ export async function modelStep(ctx: RunContext): Promise<ModelStepResult> {
         messages: state.messages,
         tools: declaredTools(ctx.spec.tools),
         abortSignal: idle.signal,
+        includeRawChunks: true,
       });
     });
   const calls: StepCall[] = [];
@@ -68,6 +71,9 @@ export async function modelStep(ctx: RunContext): Promise<ModelStepResult> {
   const takenIds = toolCallIdsOf(state.messages);
   const reasoning = new Map<string, ReasoningBlock>();
   let finishReason: string | undefined;
+  let rawFinishReason: string | undefined;
+  let stopReason: string | undefined;
+  let toolStarted = false;
   ctx.lastText = '';
   // A reasoning block keeps its text and provider metadata (Anthropic's signature or redacted
   // data, OpenAI's item id and encrypted content) exactly: the provider checks them when the
@@ -81,14 +87,21 @@ export async function modelStep(ctx: RunContext): Promise<ModelStepResult> {
     const providerOptions = metadata?.ok ? { providerOptions: metadata.value as ProviderMetadata } : {};
     content.push({ type: 'reasoning', text: storableText(block.text), ...providerOptions });
   };
+  // A text part is opened on its first character: a stream that breaks before any leaves no empty part.
+  const opened = new Set<string>();
+  const pushText = (id: string, text: string) => {
+    if (!opened.has(id)) {
+      opened.add(id);
+      emit(ctx, 'text-start', { id });
+    }
+    texts.set(id, texts.get(id)! + text);
+    emit(ctx, 'text-delta', { id, text });
+  };
   const endText = (id: string) => {
     const rest = repairs.get(id)?.end();
-    if (rest) {
-      texts.set(id, texts.get(id)! + rest);
-      emit(ctx, 'text-delta', { id, text: rest });
-    }
+    if (rest) pushText(id, rest);
     repairs.delete(id);
-    emit(ctx, 'text-end', { id });
+    if (opened.has(id)) emit(ctx, 'text-end', { id });
     const text = texts.get(id)!;
     if (text) {
       content.push({ type: 'text', text });
@@ -105,16 +118,13 @@ export async function modelStep(ctx: RunContext): Promise<ModelStepResult> {
           textIds.set(part.id, id);
           texts.set(id, '');
           repairs.set(id, new TextDeltaRepair());
-          emit(ctx, 'text-start', { id });
           break;
         }
         case 'text-delta': {
           const id = textIds.get(part.id);
           if (!id || !part.text) break;
           const text = repairs.get(id)!.push(part.text);
-          if (!text) break;
-          texts.set(id, texts.get(id)! + text);
-          emit(ctx, 'text-delta', { id, text });
+          if (text) pushText(id, text);
           break;
         }
         case 'text-end': {
@@ -143,6 +153,9 @@ export async function modelStep(ctx: RunContext): Promise<ModelStepResult> {
           endReasoning(part.id);
           break;
         }
+        case 'tool-input-start':
+          toolStarted = true;
+          break;
         case 'tool-call': {
           const toolCallId = safeToolCallId(part.toolCallId, takenIds);
           takenIds.add(toolCallId);
@@ -173,6 +186,12 @@ export async function modelStep(ctx: RunContext): Promise<ModelStepResult> {
           break;
         case 'model-call-end':
           finishReason = part.finishReason;
+          rawFinishReason = part.rawFinishReason;
+          break;
+        case 'raw':
+          // Anthropic's stop reason arrives in `message_delta`: an answer that has it is complete,
+          // even when the stream then ends without `message_stop` (the package calls that interrupted).
+          stopReason = anthropicStopReason(part.rawValue) ?? stopReason;
           break;
         case 'error':
           throw part.error;
@@ -193,16 +212,48 @@ export async function modelStep(ctx: RunContext): Promise<ModelStepResult> {
   }
   for (const id of [...repairs.keys()]) endText(id);
   for (const id of [...reasoning.keys()]) endReasoning(id);
-  // A stream that stopped without its finish (a cut connection) is not an answer.
-  if ((finishReason === 'interrupted' || finishReason === 'error') && calls.length === 0) {
+  if (finishReason === 'interrupted' && stopReason) {
+    finishReason = ANTHROPIC_STOP[stopReason] ?? 'other';
+    rawFinishReason = stopReason;
+  }
+  // A stream that stopped without its finish (a cut connection) is not an answer, in every
+  // protocol: its tool calls, even complete ones, are dropped and nothing runs.
+  if (finishReason === 'interrupted' || finishReason === 'error') {
     throw new ModelCallError(ANSWER_BROKE_OFF);
   }
+  // Cut off by the output limit inside a tool call: not "invalid JSON, call again" (the model
+  // would be cut off again, step after step); the step ends and nothing runs.
+  const cutOff = finishReason === 'length';
+  if (cutOff && (calls.length > 0 || toolStarted)) throw new ModelCallError(CUT_OFF_IN_TOOL_CALL);
   if (content.length > 0) state.messages.push({ role: 'assistant', content });
+  if (cutOff) emit(ctx, 'error', { message: TEXT_CUT_OFF, code: 'MODEL_OUTPUT_LIMIT' });
   const declined = finishReason === 'content-filter';
   if (declined) {
-    emit(ctx, 'error', { message: 'The model declined to answer this request (its provider’s content filter).', code: 'MODEL_REFUSED' });
+    // A model's own refusal (Anthropic `stop_reason: refusal`, OpenAI `refusal`) is named as such.
+    const message = /refus/i.test(rawFinishReason ?? '')
+      ? 'The model refused to answer this request.'
+      : 'The model declined to answer this request (its provider’s content filter).';
+    emit(ctx, 'error', { message, code: 'MODEL_REFUSED' });
   }
-  return { calls, refused, declined };
+  return { calls, refused, declined, cutOff };
+}
+
+/** Anthropic stop reasons as the AI SDK's finish reasons (for an answer whose `message_stop` never came). */
+const ANTHROPIC_STOP: Record<string, string> = {
+  end_turn: 'stop',
+  stop_sequence: 'stop',
+  pause_turn: 'stop',
+  tool_use: 'tool-calls',
+  max_tokens: 'length',
+  model_context_window_exceeded: 'length',
+  refusal: 'content-filter',
+};
+
+/** The stop reason of an Anthropic `message_delta` event, if `raw` is one. */
+function anthropicStopReason(raw: unknown): string | undefined {
+  const event = raw as { type?: unknown; delta?: { stop_reason?: unknown } } | null;
+  const reason = event?.type === 'message_delta' ? event.delta?.stop_reason : undefined;
+  return typeof reason === 'string' ? reason : undefined;
 }
 
 const declared = new WeakMap<AgentSpec['tools'], ToolSet>();

@@ -154,7 +154,7 @@ for (const wire of WIRES) {
       ]);
     });
 
-    it('a decline reaches the provider as the tool result carrying the reason; nothing runs', async () => {
+    it('a decline reaches the provider as a tool result saying a person declined it and it was NOT executed, with the reason; nothing runs', async () => {
       const threadId = newThreadId();
       const id = wire.callId(2);
       const paused = await turn(threadId, 'delete record rec-42', wire.stream.toolCalls([{ id, name: 'delete-record', argChunks: ['{"id":"rec-42"}'] }]));
@@ -166,7 +166,7 @@ for (const wire of WIRES) {
       expect(await rt.db.record.count({ where: { id: 'rec-42' } })).toBe(1);
       expect(wire.conversation(fake.requests[from].body).slice(1)).toEqual([
         wire.toolCalls([{ id, name: 'delete-record', args: { id: 'rec-42' } }]),
-        ...wire.toolResults([{ id, content: 'keep it for the audit' }]),
+        ...wire.toolResults([{ id, content: 'A person declined this tool call, so it was NOT executed. Their reason: keep it for the audit' }]),
       ]);
     });
 
@@ -310,14 +310,67 @@ for (const wire of WIRES) {
       expect(await rt.db.message.count({ where: { threadId: refused } })).toBe(0);
     });
 
+    it('cut off by the output limit inside a tool call’s arguments: one provider call, no retry loop, nothing runs, the step ends saying so', async () => {
+      const id = wire.callId(7);
+      const calls = [{ id, name: 'lookup-customer', argChunks: ['{"customerId":"cus-'] }];
+      const reply = wire.name === 'Anthropic' ? anthropic.toolCalls(calls, undefined, undefined, { stopReason: 'max_tokens' }) : openai.toolCalls(calls, { finishReason: 'length' });
+      const cut = await turn(newThreadId(), 'look up cus-2', reply);
+      expect(cut.requests).toHaveLength(1);
+      expect(only(cut.chunks, 'tool-call')).toEqual([]);
+      expect(only(cut.chunks, 'tool-error')).toEqual([]);
+      expect(seen(cut.chunks, cut.runId).errors).toEqual([{ code: 'MODEL_OUTPUT_LIMIT', message: expect.stringContaining("cut off by the model's output limit") }]);
+      expect((await rt.db.run.findUniqueOrThrow({ where: { id: cut.runId } })).status).toBe('failed');
+    });
+
+    it('a text answer cut off by the output limit is shown and marked as cut off; the run completes', async () => {
+      const reply = wire.name === 'Anthropic' ? anthropic.text(['Once upon a'], { stopReason: 'max_tokens' }) : openai.text(['Once upon a'], { finishReason: 'length' });
+      const result = await turn(newThreadId(), 'tell me a story', reply);
+      expect(seen(result.chunks, result.runId)).toMatchObject({ text: 'Once upon a', errors: [{ code: 'MODEL_OUTPUT_LIMIT', message: "The answer was cut off by the model's output limit." }] });
+      expect(only(result.chunks, 'finish').at(-1)!.payload.finishReason).toBe('length');
+      expect((await rt.db.run.findUniqueOrThrow({ where: { id: result.runId } })).status).toBe('completed');
+    });
+
+    for (const cut of [false, true]) {
+      it(`a complete tool call followed by ${cut ? 'a cut connection' : 'the end of the stream without its end marker'}: dropped, nothing runs, the user is told`, async () => {
+        const calls = [{ id: wire.callId(cut ? 9 : 8), name: 'lookup-customer', argChunks: ['{"customerId":"cus-2"}'] }];
+        const reply = wire.name === 'Anthropic' ? anthropic.toolCalls(calls, undefined, undefined, { complete: false, cut }) : openai.toolCalls(calls, { complete: false, cut });
+        const result = await turn(newThreadId(), 'look up cus-2', reply);
+        expect(result.requests).toHaveLength(1);
+        expect(only(result.chunks, 'tool-result')).toEqual([]);
+        expect(seen(result.chunks, result.runId).errors).toEqual([{ code: 'MODEL_PROVIDER_DOWN', message: "The model provider's answer broke off before it was complete. Try again." }]);
+      });
+    }
+
     if (wire.name === 'Anthropic') {
-      it('a refusal (stop_reason "refusal") is shown as such and the run completes', async () => {
+      it('a complete answer whose stream ends without message_stop is the answer, not "broke off"', async () => {
+        const result = await turn(newThreadId(), 'hello', anthropic.text(['Hi there.'], { messageStop: false }));
+        expect(seen(result.chunks, result.runId)).toMatchObject({ text: 'Hi there.', errors: [] });
+        expect((await rt.db.run.findUniqueOrThrow({ where: { id: result.runId } })).status).toBe('completed');
+      });
+
+      it('a refusal (stop_reason "refusal") is named a refusal, not a content filter, and the run completes', async () => {
         const result = await turn(newThreadId(), 'something it will not do', anthropic.text([], { stopReason: 'refusal' }));
         expect(only(result.chunks, 'finish').at(-1)!.payload.finishReason).toBe('content-filter');
-        expect(seen(result.chunks, result.runId).errors).toEqual([{ code: 'MODEL_REFUSED', message: expect.stringContaining('declined to answer') }]);
+        expect(seen(result.chunks, result.runId).errors).toEqual([{ code: 'MODEL_REFUSED', message: 'The model refused to answer this request.' }]);
         expect((await rt.db.run.findUniqueOrThrow({ where: { id: result.runId } })).status).toBe('completed');
       });
     } else {
+      it('an in-stream error event (data: {"error": …}) is classified busy / down / refused; no empty text part is stored', async () => {
+        const cases = [
+          [{ message: 'Rate limit reached', type: 'rate_limit_exceeded', code: 'rate_limit_exceeded' }, 'MODEL_PROVIDER_BUSY'],
+          [{ message: 'The server had an error', type: 'server_error', code: null }, 'MODEL_PROVIDER_DOWN'],
+          [{ message: 'Flagged', type: 'invalid_request_error', code: 'content_policy_violation' }, 'MODEL_PROVIDER_REJECTED'],
+        ] as const;
+        for (const [error, code] of cases) {
+          const threadId = newThreadId();
+          const failed = await turn(threadId, 'hello', openai.streamError(error));
+          expect(seen(failed.chunks, failed.runId).errors).toEqual([{ code, message: expect.any(String) }]);
+          expect(JSON.stringify(failed.chunks)).not.toContain(error.message);
+          const [, answer] = (await loadThreadUIMessages({ threadId, resourceId: user.id }))!;
+          expect(answer.parts.filter((part) => part.type === 'text')).toEqual([]);
+        }
+      });
+
       it('a refusal (delta.refusal) is shown as the answer', async () => {
         const result = await turn(newThreadId(), 'something it will not do', openai.text(["I can't help with that."], { field: 'refusal' }));
         expect(seen(result.chunks, result.runId).text).toBe("I can't help with that.");
@@ -457,6 +510,16 @@ for (const wire of REASONING_WIRES) {
       const [, answer] = (await loadThreadUIMessages({ threadId, resourceId: user.id }))!;
       expect(answer.parts).toContainEqual(expect.objectContaining({ type: 'reasoning', text: thinking }));
     });
+
+    if (wire.name.startsWith('OpenAI')) {
+      it('a complete function call followed by a cut connection: dropped, nothing runs, the user is told (as in the other protocols)', async () => {
+        fake.reply(responses.toolCalls([{ id: 'call_r3', name: 'lookup-customer', argChunks: ['{"customerId":"cus-2"}'] }], undefined, { complete: false, cut: true }));
+        const run = await rt.agent.stream('look up cus-2', { threadId: newThreadId(), resourceId: user.id });
+        const chunks = await collect(run.fullStream);
+        expect(only(chunks, 'tool-result')).toEqual([]);
+        expect(seen(chunks, run.runId).errors).toEqual([{ code: 'MODEL_PROVIDER_DOWN', message: "The model provider's answer broke off before it was complete. Try again." }]);
+      });
+    }
 
     it('the same after a suspend and an answer (Anthropic: redacted thinking)', async () => {
       const threadId = newThreadId();

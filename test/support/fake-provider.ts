@@ -99,7 +99,7 @@ const anthropicEvent = (data: { type: string }) => `event: ${data.type}\ndata: $
 /** Recorded-shape OpenAI chat-completions streams (what `@ai-sdk/openai-compatible` reads). */
 export const openai = {
   /** Tool calls whose arguments arrive split across several deltas; `finish_reason: tool_calls`. */
-  toolCalls(calls: { id: string; name: string; argChunks: string[] }[]): Reply {
+  toolCalls(calls: { id: string; name: string; argChunks: string[] }[], options: { finishReason?: string; complete?: boolean; cut?: boolean } = {}): Reply {
     const base = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1_767_000_000, model: 'fake-model' };
     const events: string[] = [sse({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: null }, finish_reason: null }] })];
     calls.forEach((call, index) => {
@@ -110,12 +110,18 @@ export const openai = {
         events.push(sse({ ...base, choices: [{ index: 0, delta: { tool_calls: [{ index, function: { arguments: part } }] }, finish_reason: null }] }));
       }
     });
-    events.push(sse({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } }));
+    if (options.complete === false) return { events, cut: options.cut };
+    events.push(sse({ ...base, choices: [{ index: 0, delta: {}, finish_reason: options.finishReason ?? 'tool_calls' }], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } }));
     events.push(sse('[DONE]'));
     return { events };
   },
+  /** A stream that starts an answer, then sends an error event (`data: {"error": …}`) instead. */
+  streamError(error: { message: string; type?: string; code?: string | null }): Reply {
+    const base = { id: 'chatcmpl-3', object: 'chat.completion.chunk', created: 1_767_000_000, model: 'fake-model' };
+    return { events: [sse({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] }), sse({ error })] };
+  },
   /** A text answer in deltas; `complete: false` stops before the finish chunk, `cut` drops the connection. */
-  text(deltas: string[], options: { complete?: boolean; cut?: boolean; field?: 'content' | 'refusal' } = {}): Reply {
+  text(deltas: string[], options: { complete?: boolean; cut?: boolean; field?: 'content' | 'refusal'; finishReason?: string } = {}): Reply {
     const base = { id: 'chatcmpl-2', object: 'chat.completion.chunk', created: 1_767_000_000, model: 'fake-model' };
     const field = options.field ?? 'content';
     const events = [
@@ -123,7 +129,7 @@ export const openai = {
       ...deltas.map((delta) => sse({ ...base, choices: [{ index: 0, delta: { [field]: delta }, finish_reason: null }] })),
     ];
     if (options.complete !== false) {
-      events.push(sse({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } }));
+      events.push(sse({ ...base, choices: [{ index: 0, delta: {}, finish_reason: options.finishReason ?? 'stop' }], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } }));
       events.push(sse('[DONE]'));
     }
     return { events, cut: options.cut };
@@ -141,7 +147,12 @@ export const openai = {
 /** Recorded-shape Anthropic messages streams (what `@ai-sdk/anthropic` reads). */
 export const anthropic = {
   /** Tool calls (after an optional thinking block and text); `stop_reason: tool_use`. */
-  toolCalls(calls: { id: string; name: string; argChunks: string[] }[], text?: string, thinking?: AnthropicThinking): Reply {
+  toolCalls(
+    calls: { id: string; name: string; argChunks: string[] }[],
+    text?: string,
+    thinking?: AnthropicThinking,
+    options: { stopReason?: string; complete?: boolean; cut?: boolean } = {},
+  ): Reply {
     const events = [messageStart()];
     let index = 0;
     if (thinking) {
@@ -162,17 +173,19 @@ export const anthropic = {
       events.push(anthropicEvent({ type: 'content_block_stop', index } as never));
       index += 1;
     }
-    events.push(anthropicEvent({ type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 20 } } as never));
+    if (options.complete === false) return { events, cut: options.cut };
+    events.push(anthropicEvent({ type: 'message_delta', delta: { stop_reason: options.stopReason ?? 'tool_use', stop_sequence: null }, usage: { output_tokens: 20 } } as never));
     events.push(anthropicEvent({ type: 'message_stop' }));
     return { events };
   },
-  text(deltas: string[], options: { complete?: boolean; cut?: boolean; stopReason?: string } = {}): Reply {
+  /** A text answer; `messageStop: false` ends the stream after `message_delta` (complete, without `message_stop`). */
+  text(deltas: string[], options: { complete?: boolean; cut?: boolean; stopReason?: string; messageStop?: boolean } = {}): Reply {
     const events = [messageStart(), anthropicEvent({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } } as never)];
     for (const text of deltas) events.push(anthropicEvent({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } } as never));
     if (options.complete !== false) {
       events.push(anthropicEvent({ type: 'content_block_stop', index: 0 } as never));
       events.push(anthropicEvent({ type: 'message_delta', delta: { stop_reason: options.stopReason ?? 'end_turn', stop_sequence: null }, usage: { output_tokens: 5 } } as never));
-      events.push(anthropicEvent({ type: 'message_stop' }));
+      if (options.messageStop !== false) events.push(anthropicEvent({ type: 'message_stop' }));
     }
     return { events, cut: options.cut };
   },
@@ -224,7 +237,7 @@ export function anthropicRequiresThinking(body: any): Reply | undefined {
 /** Recorded-shape OpenAI Responses API streams (what `@ai-sdk/openai` reads at `/responses`). */
 export const responses = {
   /** Function calls, after an optional reasoning item (summary text and encrypted content). */
-  toolCalls(calls: { id: string; name: string; argChunks: string[] }[], reasoning?: ResponsesReasoning): Reply {
+  toolCalls(calls: { id: string; name: string; argChunks: string[] }[], reasoning?: ResponsesReasoning, options: { complete?: boolean; cut?: boolean } = {}): Reply {
     const events = [sse({ type: 'response.created', response: { id: 'resp_1', created_at: 1_767_000_000, model: 'o4-mini' } })];
     let index = 0;
     if (reasoning) events.push(...reasoningItem(index++, reasoning));
@@ -235,6 +248,7 @@ export const responses = {
       events.push(sse({ type: 'response.output_item.done', output_index: index, item: { ...item, arguments: call.argChunks.join(''), status: 'completed' } }));
       index += 1;
     }
+    if (options.complete === false) return { events, cut: options.cut };
     events.push(sse({ type: 'response.completed', response: { usage: responsesUsage } }));
     return { events };
   },
