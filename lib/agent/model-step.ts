@@ -36,7 +36,15 @@ export interface ModelStepResult {
  * combined with `ctx.abortSignal`) and fails as "the model provider stopped answering"; before the
  * answer started, that counts as a retryable failure.
  *
- * @throws ModelCallError when the provider fails, stops answering or its answer breaks off (classified, failure.ts)
+ * Reasoning parts are kept in the assistant message with their provider metadata, in the model's
+ * order, so the next request carries them back as the provider requires (behaviour §8). A stream
+ * without its finish drops the step's calls (even complete ones); an Anthropic answer whose
+ * `message_delta` gave its stop reason counts as finished without `message_stop`. An answer the
+ * output-token limit cut off inside a tool call ends the step (nothing runs); cut-off text is
+ * returned with `cutOff` and marked by a MODEL_OUTPUT_LIMIT error chunk.
+ *
+ * @throws ModelCallError when the provider fails, stops answering, its answer breaks off, or the
+ *   output limit cut a tool call off (classified, failure.ts: MODEL_PROVIDER_*, MODEL_OUTPUT_LIMIT)
  */
 export async function modelStep(ctx: RunContext): Promise<ModelStepResult> {
   const { state } = ctx;
