@@ -68,6 +68,8 @@ export const envSchema = z.object({
   ANTHROPIC_API_KEY: z.string().optional(),
   ANTHROPIC_BASE_URL: httpUrl.optional(),
   AI_GATEWAY_API_KEY: z.string().optional(),
+  MODEL_IDLE_TIMEOUT_MS: int(1_000, 3_600_000).default(60_000),
+  MODEL_REASONING: z.enum(['off', 'low', 'medium', 'high'], { error: 'not one of off, low, medium, high' }).optional(),
   SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'not an smtp:// or smtps:// URL' }).optional(),
   MAIL_FROM: z
     .string()
@@ -143,6 +145,14 @@ export const ENV_DOCS: Record<keyof Variables, { accepts: string; meaning: strin
   ANTHROPIC_API_KEY: { accepts: 'any text', meaning: 'use Anthropic (`MODEL` default `claude-sonnet-4-5`)', secret: true },
   ANTHROPIC_BASE_URL: { accepts: 'http(s) URL (default `https://api.anthropic.com/v1`)', meaning: "Anthropic's endpoint, e.g. a proxy; needs `ANTHROPIC_API_KEY`" },
   AI_GATEWAY_API_KEY: { accepts: 'any text', meaning: 'use the Vercel AI Gateway for a `provider/model` `MODEL`', secret: true },
+  MODEL_IDLE_TIMEOUT_MS: {
+    accepts: 'whole number 1000–3600000 (default 60000)',
+    meaning: 'how long a model step waits for the next piece of the provider’s answer, in ms; then the request is aborted and the run fails as “the model provider stopped answering” (retried like a 5xx when nothing of the answer had arrived)',
+  },
+  MODEL_REASONING: {
+    accepts: '`off`, `low`, `medium`, `high` (default: the model’s own setting)',
+    meaning: 'how much the model reasons (Anthropic extended thinking budget or effort, OpenAI reasoning effort) where the model allows it; reasoning is kept and sent back with tool results, and the chat shows it collapsed',
+  },
   SMTP_URL: {
     accepts: '`smtp://user:pass@host:587` or `smtps://…:465` URL',
     meaning: 'the mail server for reviewer emails (a call needs a reviewer); unset, mail goes to the dev mailbox (`/dev/mailbox`, admins) and the log',

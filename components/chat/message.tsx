@@ -80,6 +80,18 @@ export function MessageView({ message, viewerId, people, streaming, actingOn, bu
       // Model text may quote untrusted values: direction controls are shown, never obeyed.
       return [<Markdown key={index} text={revealBidi(part.text)} streaming={live} />];
     }
+    if (part.type === 'reasoning') {
+      if (!part.text.trim()) return [];
+      // The model's reasoning, collapsed: open it to read how the model got to its answer or call.
+      return [
+        <details key={index} data-testid="reasoning" className="rounded-lg border border-border bg-muted/30 px-3 py-2 text-sm text-muted-foreground">
+          <summary className="cursor-pointer select-none">{streaming && part.state !== 'done' ? 'Reasoning…' : 'Reasoning'}</summary>
+          <p className="mt-2 whitespace-pre-wrap [overflow-wrap:anywhere]">
+            <bdi>{revealBidi(part.text)}</bdi>
+          </p>
+        </details>,
+      ];
+    }
     const tool = asToolPart(part);
     if (tool) {
       const cards = cardsById.get(tool.toolCallId);

@@ -50,6 +50,11 @@ export interface AgentConfig {
   hooks?: AgentHooks;
   /** How often a failed model call (429, 5xx, unreachable) is retried before the run fails (default 2, the AI SDK's). */
   maxRetries?: number;
+  /**
+   * How long a model step waits for the next piece of the provider's answer before it aborts the
+   * request and fails as "the model provider stopped answering", in ms (default 60,000).
+   */
+  modelIdleTimeoutMs?: number;
   /** Approval policies kept as data, OR-ed with the code's (data-policy.ts); none when omitted. */
   dataPolicy?: DataPolicySource;
 }

@@ -22,6 +22,10 @@ export interface ChunkPayloads {
   'text-start': { id: string };
   'text-delta': { id: string; text: string };
   'text-end': { id: string };
+  /** The model's reasoning (thinking) as it streams; the chat shows it collapsed. */
+  'reasoning-start': { id: string };
+  'reasoning-delta': { id: string; text: string };
+  'reasoning-end': { id: string };
   'tool-call': { toolCallId: string; toolName: string; args: unknown };
   'tool-result': { toolCallId: string; toolName: string; args: unknown; result: unknown };
   'tool-error': { toolCallId: string; toolName: string; args: unknown; error: string };
@@ -89,6 +93,8 @@ export interface ChunkPayloads {
    * MODEL_PROVIDER_BUSY, MODEL_PROVIDER_DOWN, MODEL_PROVIDER_REJECTED, RUN_FAILED, RUN_INTERRUPTED
    * (the run failed; the segment then finishes with `error`), RUN_STOPPED (someone pressed Stop; the
    * run is `cancelled` and the segment finishes with `other`), or MODEL_REFUSED (the run goes on).
+   * MODEL_OUTPUT_LIMIT: the output-token limit cut the answer off — inside a tool call the run
+   * failed (nothing ran); under a text answer the run completes with `finish` `length`.
    */
   error: { message: string; code?: string };
 }

@@ -33,6 +33,8 @@ export const AGENT_ERROR_STATUS = {
   MODEL_PROVIDER_BUSY: 503,
   MODEL_PROVIDER_DOWN: 502,
   MODEL_PROVIDER_REJECTED: 502,
+  /** The model's answer was cut off by its output-token limit inside a tool call (nothing ran). */
+  MODEL_OUTPUT_LIMIT: 502,
   RUN_FAILED: 500,
   RUN_INTERRUPTED: 500,
 } as const;

@@ -1,4 +1,4 @@
-import { APICallError, InvalidResponseDataError, LoadAPIKeyError, NoSuchModelError, RetryError } from 'ai';
+import { APICallError, InvalidResponseDataError, LoadAPIKeyError, NoSuchModelError, RetryError, StreamProviderError } from 'ai';
 import type { AgentErrorCode } from './errors';
 
 /**
@@ -9,7 +9,7 @@ import type { AgentErrorCode } from './errors';
  */
 export type RunFailureCode = Extract<
   AgentErrorCode,
-  'MODEL_PROVIDER_CONFIG' | 'MODEL_PROVIDER_BUSY' | 'MODEL_PROVIDER_DOWN' | 'MODEL_PROVIDER_REJECTED' | 'RUN_FAILED' | 'RUN_INTERRUPTED'
+  'MODEL_PROVIDER_CONFIG' | 'MODEL_PROVIDER_BUSY' | 'MODEL_PROVIDER_DOWN' | 'MODEL_PROVIDER_REJECTED' | 'MODEL_OUTPUT_LIMIT' | 'RUN_FAILED' | 'RUN_INTERRUPTED'
 >;
 
 export interface RunFailure {
@@ -27,6 +27,40 @@ const brokeOff = "The model provider's answer broke off before it was complete. 
 
 /** A model stream that ended without finishing its answer (e.g. a cut connection). */
 export const ANSWER_BROKE_OFF: RunFailure = { code: 'MODEL_PROVIDER_DOWN', message: brokeOff };
+
+/**
+ * A step whose answer the output-token limit cut off inside a tool call (`finish_reason: length`,
+ * `max_output_tokens`, Anthropic `max_tokens`): its calls are dropped, nothing runs, and the model is
+ * not asked again (it would be cut off the same way).
+ */
+export const CUT_OFF_IN_TOOL_CALL: RunFailure = {
+  code: 'MODEL_OUTPUT_LIMIT',
+  message: "The answer was cut off by the model's output limit in the middle of a tool call, so nothing was run. Ask for less at once, or raise the model's output limit.",
+};
+
+/** What the chat shows under a text answer the output-token limit cut off (the run completes). */
+export const TEXT_CUT_OFF = "The answer was cut off by the model's output limit.";
+
+/** What a user reads when the provider sent nothing for the step's idle timeout (MODEL_IDLE_TIMEOUT_MS). */
+export function stoppedAnswering(idleMs: number): RunFailure {
+  const span = idleMs >= 1_000 ? `${Math.round(idleMs / 1_000)} s` : `${idleMs} ms`;
+  return { code: 'MODEL_PROVIDER_DOWN', message: `The model provider stopped answering (nothing for ${span}). Try again later.` };
+}
+
+/**
+ * The reason a model step aborts its provider request with when nothing arrived for its idle
+ * timeout (idle.ts). Not named `AbortError`/`TimeoutError`, so the AI SDK's retry treats a stall
+ * before the answer started like any retryable provider failure (model-step.ts).
+ */
+export class ModelIdleTimeoutError extends Error {
+  readonly idleMs: number;
+
+  constructor(idleMs: number) {
+    super(`no data from the model provider for ${idleMs} ms`);
+    this.name = 'ModelIdleTimeoutError';
+    this.idleMs = idleMs;
+  }
+}
 
 /** An error of the model call itself (the provider, or its stream), classified for the user. */
 export class ModelCallError extends Error {
@@ -87,7 +121,8 @@ function byStatus(status: number, attempts: number): RunFailure {
 
 /**
  * Classifies an error thrown by a model call: 401/403/404 and missing keys → configuration;
- * 429/529 → busy; 408, 5xx, unreachable, a stream that broke off (also after a 200) → down; other
+ * 429/529 → busy; 408, 5xx, unreachable, a stream that broke off (also after a 200), a provider
+ * that stopped answering (ModelIdleTimeoutError) → down; other
  * 4xx → rejected;
  * anything else → RUN_FAILED with the generic message. Retries the AI SDK made are unwrapped and
  * counted.
@@ -101,11 +136,16 @@ export function classifyModelError(error: unknown): RunFailure {
     cause = error.lastError;
     attempts = error.errors.length;
   }
+  if (cause instanceof ModelIdleTimeoutError) {
+    const failure = stoppedAnswering(cause.idleMs);
+    return attempts > 1 ? { ...failure, message: failure.message.replace(').', `, ${attempts} attempts).`) } : failure;
+  }
   if (LoadAPIKeyError.isInstance(cause) || NoSuchModelError.isInstance(cause)) {
     return { code: 'MODEL_PROVIDER_CONFIG', message: 'The model is not configured on this server. An administrator needs to check its settings.' };
   }
   const status = statusOf(cause);
   if (status !== undefined) return byStatus(status, attempts);
+  if (StreamProviderError.isInstance(cause)) return byStreamErrorKind(cause);
   if (APICallError.isInstance(cause)) {
     const tries = attempts > 1 ? ` (${attempts} attempts)` : '';
     return { code: 'MODEL_PROVIDER_DOWN', message: `The model provider could not be reached${tries}. Try again later.` };
@@ -119,6 +159,22 @@ export function classifyModelError(error: unknown): RunFailure {
   return { code: 'RUN_FAILED', message: GENERIC_RUN_FAILURE };
 }
 
+
+/**
+ * An error event inside a provider's stream that names no HTTP status (e.g. an OpenAI-compatible
+ * server's `data: {"error": {"type": "server_error", …}}`), classified by its type and code: rate
+ * limits and overload → busy; content policy, safety, refusal → rejected (refused); anything else → down.
+ */
+function byStreamErrorKind(error: StreamProviderError): RunFailure {
+  const kind = `${error.type ?? ''} ${error.code ?? ''}`;
+  if (/rate.?limit|too.?many|overload|capacity|quota|busy/i.test(kind)) {
+    return { code: 'MODEL_PROVIDER_BUSY', message: 'The model provider is busy (it said so in its answer). Try again in a minute.' };
+  }
+  if (/content|policy|safety|refus|moderation|filter/i.test(kind)) {
+    return { code: 'MODEL_PROVIDER_REJECTED', message: 'The model provider refused to answer this request (it said so in its answer).' };
+  }
+  return { code: 'MODEL_PROVIDER_DOWN', message: 'The model provider reported an error in the middle of its answer. Try again later.' };
+}
 
 /** undici's errors for a connection that closed or reset while a response streamed. */
 function isConnectionLoss(error: unknown): boolean {

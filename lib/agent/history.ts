@@ -1,7 +1,19 @@
 import type { ModelMessage } from 'ai';
 import type { CallOutcome, PendingCall, RunState } from './store';
 
-/** A call's outcome as the model reads it; a decline reaches the model as the reason text. */
+/** What the model reads after a decline, before the decider's reason (`declinedText`). */
+export const DECLINED_PREFIX = 'A person declined this tool call, so it was NOT executed. Their reason: ';
+
+/**
+ * What the model reads for a declined call: that a person declined it and it was not executed,
+ * with the reason they gave (or the default reason), so no model takes a bare reason for the
+ * tool's own answer.
+ */
+export function declinedText(reason: string): string {
+  return `${DECLINED_PREFIX}${reason}`;
+}
+
+/** A call's outcome as the model reads it; a decline reaches the model as `declinedText`. */
 export function toModelOutput(outcome: CallOutcome) {
   switch (outcome.type) {
     case 'result':
@@ -9,7 +21,7 @@ export function toModelOutput(outcome: CallOutcome) {
     case 'error':
       return { type: 'error-text' as const, value: outcome.message };
     case 'denied':
-      return { type: 'text' as const, value: outcome.reason };
+      return { type: 'text' as const, value: declinedText(outcome.reason) };
   }
 }
 

@@ -64,11 +64,11 @@ export async function runSteps(ctx: RunContext): Promise<StepsResult> {
     }
     throwIfStopped(ctx);
     emit(ctx, 'step-start', { step: state.step });
-    const { calls, refused, declined } = await modelStep(ctx);
+    const { calls, refused, declined, cutOff } = await modelStep(ctx);
     if (calls.length === 0) {
       emit(ctx, 'step-finish', { step: state.step, finishReason: 'stop' });
       state.step += 1;
-      emit(ctx, 'finish', { finishReason: declined ? 'content-filter' : 'stop' });
+      emit(ctx, 'finish', { finishReason: declined ? 'content-filter' : cutOff ? 'length' : 'stop' });
       await finish(ctx);
       return { status: 'completed', text: ctx.lastText };
     }

@@ -47,6 +47,8 @@ export interface AgentSpec {
   readonly hooks: AgentHooks;
   /** How often a failed model call (429, 5xx, unreachable) is retried before the run fails (default: the AI SDK's, 2). */
   readonly maxRetries?: number;
+  /** How long a model step waits for the next piece of the provider's answer, in ms (default 60,000; idle.ts). */
+  readonly modelIdleTimeoutMs?: number;
   /** Approval policies kept as data, OR-ed with the code's (data-policy.ts). */
   readonly dataPolicy?: DataPolicySource;
 }
@@ -64,6 +66,7 @@ export interface AgentSpecInput {
   defaultOptions?: AgentDefaultOptions;
   hooks?: AgentHooks;
   maxRetries?: number;
+  modelIdleTimeoutMs?: number;
   dataPolicy?: DataPolicySource;
 }
 
@@ -101,6 +104,7 @@ export function buildAgentSpec(input: AgentSpecInput): AgentSpec {
     defaultOptions: input.defaultOptions ?? {},
     hooks: input.hooks ?? {},
     maxRetries: input.maxRetries,
+    modelIdleTimeoutMs: input.modelIdleTimeoutMs,
     dataPolicy: input.dataPolicy,
   };
 }

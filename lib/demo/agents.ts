@@ -1,5 +1,6 @@
 import 'server-only';
 import { Agent } from '@/lib/agent/agent';
+import { env } from '@/lib/env';
 import { resolveModel } from '@/lib/models';
 import { appPolicySource } from '@/lib/policies/app-source';
 import { afterPause } from '@/lib/notify/reviewers';
@@ -22,6 +23,8 @@ export function registerDemoAgents(registry: AgentRegistry): { defaultAgentId: s
   const store = new PrismaAgentStore(db, { afterSuspend: afterPause, notifications: notifications() });
   // The approval policies admins keep as data (/admin/policies), for every demo agent.
   const dataPolicy = appPolicySource();
+  // A provider that sends nothing for this long fails the step (lib/agent/idle.ts).
+  const modelIdleTimeoutMs = env().MODEL_IDLE_TIMEOUT_MS;
   const opsAgent = new Agent({
     id: 'ops-agent',
     name: 'Ops agent',
@@ -31,6 +34,7 @@ export function registerDemoAgents(registry: AgentRegistry): { defaultAgentId: s
     tools: createOpsTools(db),
     store,
     dataPolicy,
+    modelIdleTimeoutMs,
   });
   const dataAgent = new Agent({
     id: 'data-agent',
@@ -40,6 +44,7 @@ export function registerDemoAgents(registry: AgentRegistry): { defaultAgentId: s
     tools: createDataTools(db),
     store,
     dataPolicy,
+    modelIdleTimeoutMs,
   });
   const supervisor = new Agent({
     id: 'supervisor',
@@ -50,6 +55,7 @@ export function registerDemoAgents(registry: AgentRegistry): { defaultAgentId: s
     agents: { 'data-agent': dataAgent },
     store,
     dataPolicy,
+    modelIdleTimeoutMs,
   });
   // Top-level agents a chat or an API client can address; data-agent also runs under the supervisor.
   registry

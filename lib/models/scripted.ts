@@ -211,7 +211,8 @@ function summariseResults(prompt: LanguageModelV4Prompt): string {
               : JSON.stringify(value);
         sentences.unshift(`${part.toolName}: ${described}`);
       } else if (output.type === 'text') {
-        sentences.unshift(`I did not run ${part.toolName}: ${output.value}`);
+        // A decline reads "A person declined this tool call, so it was NOT executed. Their reason: …" (lib/agent/history.ts).
+        sentences.unshift(`I did not run ${part.toolName}: ${output.value.match(/Their reason: ([\s\S]*)$/)?.[1] ?? output.value}`);
       } else if (output.type === 'error-text') {
         sentences.unshift(`${part.toolName} failed: ${output.value}`);
       } else if (output.type === 'execution-denied') {

@@ -115,6 +115,12 @@ export function toUIChunks(chunk: AgentChunk, runId: string = chunk.runId, descr
       return [{ type: 'text-delta', id: chunk.payload.id, delta: chunk.payload.text }];
     case 'text-end':
       return [{ type: 'text-end', id: chunk.payload.id }];
+    case 'reasoning-start':
+      return [{ type: 'reasoning-start', id: chunk.payload.id }];
+    case 'reasoning-delta':
+      return [{ type: 'reasoning-delta', id: chunk.payload.id, delta: chunk.payload.text }];
+    case 'reasoning-end':
+      return [{ type: 'reasoning-end', id: chunk.payload.id }];
     case 'tool-call':
       return [
         {

@@ -3,7 +3,7 @@ import type { AgentChunk } from '../../lib/agent/chunks';
 import { parseEnv } from '../../lib/env';
 import { resolveModel } from '../../lib/models';
 import { toUIChunks } from '../../lib/ui-stream/map';
-import { anthropic, openai, startFakeProvider, type FakeProvider, type Reply } from '../support/fake-provider';
+import { anthropic, anthropicRequiresThinking, openai, openaiRequiresReasoning, responses, startFakeProvider, type FakeProvider, type Reply } from '../support/fake-provider';
 import { collect, createRuntime, databaseUrl, newThreadId, only } from '../support/harness';
 
 /**
@@ -154,7 +154,7 @@ for (const wire of WIRES) {
       ]);
     });
 
-    it('a decline reaches the provider as the tool result carrying the reason; nothing runs', async () => {
+    it('a decline reaches the provider as a tool result saying a person declined it and it was NOT executed, with the reason; nothing runs', async () => {
       const threadId = newThreadId();
       const id = wire.callId(2);
       const paused = await turn(threadId, 'delete record rec-42', wire.stream.toolCalls([{ id, name: 'delete-record', argChunks: ['{"id":"rec-42"}'] }]));
@@ -166,7 +166,7 @@ for (const wire of WIRES) {
       expect(await rt.db.record.count({ where: { id: 'rec-42' } })).toBe(1);
       expect(wire.conversation(fake.requests[from].body).slice(1)).toEqual([
         wire.toolCalls([{ id, name: 'delete-record', args: { id: 'rec-42' } }]),
-        ...wire.toolResults([{ id, content: 'keep it for the audit' }]),
+        ...wire.toolResults([{ id, content: 'A person declined this tool call, so it was NOT executed. Their reason: keep it for the audit' }]),
       ]);
     });
 
@@ -310,14 +310,67 @@ for (const wire of WIRES) {
       expect(await rt.db.message.count({ where: { threadId: refused } })).toBe(0);
     });
 
+    it('cut off by the output limit inside a tool call’s arguments: one provider call, no retry loop, nothing runs, the step ends saying so', async () => {
+      const id = wire.callId(7);
+      const calls = [{ id, name: 'lookup-customer', argChunks: ['{"customerId":"cus-'] }];
+      const reply = wire.name === 'Anthropic' ? anthropic.toolCalls(calls, undefined, undefined, { stopReason: 'max_tokens' }) : openai.toolCalls(calls, { finishReason: 'length' });
+      const cut = await turn(newThreadId(), 'look up cus-2', reply);
+      expect(cut.requests).toHaveLength(1);
+      expect(only(cut.chunks, 'tool-call')).toEqual([]);
+      expect(only(cut.chunks, 'tool-error')).toEqual([]);
+      expect(seen(cut.chunks, cut.runId).errors).toEqual([{ code: 'MODEL_OUTPUT_LIMIT', message: expect.stringContaining("cut off by the model's output limit") }]);
+      expect((await rt.db.run.findUniqueOrThrow({ where: { id: cut.runId } })).status).toBe('failed');
+    });
+
+    it('a text answer cut off by the output limit is shown and marked as cut off; the run completes', async () => {
+      const reply = wire.name === 'Anthropic' ? anthropic.text(['Once upon a'], { stopReason: 'max_tokens' }) : openai.text(['Once upon a'], { finishReason: 'length' });
+      const result = await turn(newThreadId(), 'tell me a story', reply);
+      expect(seen(result.chunks, result.runId)).toMatchObject({ text: 'Once upon a', errors: [{ code: 'MODEL_OUTPUT_LIMIT', message: "The answer was cut off by the model's output limit." }] });
+      expect(only(result.chunks, 'finish').at(-1)!.payload.finishReason).toBe('length');
+      expect((await rt.db.run.findUniqueOrThrow({ where: { id: result.runId } })).status).toBe('completed');
+    });
+
+    for (const cut of [false, true]) {
+      it(`a complete tool call followed by ${cut ? 'a cut connection' : 'the end of the stream without its end marker'}: dropped, nothing runs, the user is told`, async () => {
+        const calls = [{ id: wire.callId(cut ? 9 : 8), name: 'lookup-customer', argChunks: ['{"customerId":"cus-2"}'] }];
+        const reply = wire.name === 'Anthropic' ? anthropic.toolCalls(calls, undefined, undefined, { complete: false, cut }) : openai.toolCalls(calls, { complete: false, cut });
+        const result = await turn(newThreadId(), 'look up cus-2', reply);
+        expect(result.requests).toHaveLength(1);
+        expect(only(result.chunks, 'tool-result')).toEqual([]);
+        expect(seen(result.chunks, result.runId).errors).toEqual([{ code: 'MODEL_PROVIDER_DOWN', message: "The model provider's answer broke off before it was complete. Try again." }]);
+      });
+    }
+
     if (wire.name === 'Anthropic') {
-      it('a refusal (stop_reason "refusal") is shown as such and the run completes', async () => {
+      it('a complete answer whose stream ends without message_stop is the answer, not "broke off"', async () => {
+        const result = await turn(newThreadId(), 'hello', anthropic.text(['Hi there.'], { messageStop: false }));
+        expect(seen(result.chunks, result.runId)).toMatchObject({ text: 'Hi there.', errors: [] });
+        expect((await rt.db.run.findUniqueOrThrow({ where: { id: result.runId } })).status).toBe('completed');
+      });
+
+      it('a refusal (stop_reason "refusal") is named a refusal, not a content filter, and the run completes', async () => {
         const result = await turn(newThreadId(), 'something it will not do', anthropic.text([], { stopReason: 'refusal' }));
         expect(only(result.chunks, 'finish').at(-1)!.payload.finishReason).toBe('content-filter');
-        expect(seen(result.chunks, result.runId).errors).toEqual([{ code: 'MODEL_REFUSED', message: expect.stringContaining('declined to answer') }]);
+        expect(seen(result.chunks, result.runId).errors).toEqual([{ code: 'MODEL_REFUSED', message: 'The model refused to answer this request.' }]);
         expect((await rt.db.run.findUniqueOrThrow({ where: { id: result.runId } })).status).toBe('completed');
       });
     } else {
+      it('an in-stream error event (data: {"error": …}) is classified busy / down / refused; no empty text part is stored', async () => {
+        const cases = [
+          [{ message: 'Rate limit reached', type: 'rate_limit_exceeded', code: 'rate_limit_exceeded' }, 'MODEL_PROVIDER_BUSY'],
+          [{ message: 'The server had an error', type: 'server_error', code: null }, 'MODEL_PROVIDER_DOWN'],
+          [{ message: 'Flagged', type: 'invalid_request_error', code: 'content_policy_violation' }, 'MODEL_PROVIDER_REJECTED'],
+        ] as const;
+        for (const [error, code] of cases) {
+          const threadId = newThreadId();
+          const failed = await turn(threadId, 'hello', openai.streamError(error));
+          expect(seen(failed.chunks, failed.runId).errors).toEqual([{ code, message: expect.any(String) }]);
+          expect(JSON.stringify(failed.chunks)).not.toContain(error.message);
+          const [, answer] = (await loadThreadUIMessages({ threadId, resourceId: user.id }))!;
+          expect(answer.parts.filter((part) => part.type === 'text')).toEqual([]);
+        }
+      });
+
       it('a refusal (delta.refusal) is shown as the answer', async () => {
         const result = await turn(newThreadId(), 'something it will not do', openai.text(["I can't help with that."], { field: 'refusal' }));
         expect(seen(result.chunks, result.runId).text).toBe("I can't help with that.");
@@ -326,6 +379,174 @@ for (const wire of WIRES) {
     }
   });
 }
+
+describe('a provider that stops answering (MODEL_IDLE_TIMEOUT_MS)', () => {
+  for (const wire of WIRES) {
+    it(`${wire.name}: a stall in the middle of the answer aborts the request after the idle timeout and fails as "stopped answering"; the partial text stays`, async () => {
+      const fake = await startFakeProvider();
+      // Long enough that a busy machine delivers the first events before it.
+      const rt = await createRuntime({ model: resolveModel(parseEnv(wire.env(fake.url))), modelIdleTimeoutMs: 2_000, maxRetries: 0 });
+      try {
+        const stalled = wire.stream.text(['Once upon '], { complete: false });
+        fake.reply({ ...stalled, hang: 'after-events' });
+        const started = Date.now();
+        const run = await rt.agent.stream('tell me a story', { threadId: newThreadId(), resourceId: user.id });
+        const shown = seen(await collect(run.fullStream), run.runId);
+        expect(Date.now() - started).toBeLessThan(20_000);
+        expect(shown.text).toBe('Once upon ');
+        expect(shown.errors).toEqual([{ code: 'MODEL_PROVIDER_DOWN', message: 'The model provider stopped answering (nothing for 2 s). Try again later.' }]);
+        expect((await rt.db.run.findUniqueOrThrow({ where: { id: run.runId } })).status).toBe('failed');
+      } finally {
+        await fake.close();
+        await rt.close();
+      }
+    });
+  }
+
+  it('a stall before the answer starts is retried like a 5xx, and the retry answers', async () => {
+    const fake = await startFakeProvider();
+    const rt = await createRuntime({ model: resolveModel(parseEnv(WIRES[0].env(fake.url))), modelIdleTimeoutMs: 300, maxRetries: 1 });
+    try {
+      fake.reply({ hang: 'before-headers' }, openai.text(['Hello.']));
+      const result = await rt.agent.generate('hi', { threadId: newThreadId(), resourceId: user.id });
+      expect(result).toMatchObject({ finishReason: 'stop', text: 'Hello.' });
+      expect(fake.requests).toHaveLength(2);
+    } finally {
+      await fake.close();
+      await rt.close();
+    }
+  });
+
+  it('every attempt stalling: the run fails as "stopped answering", counting the attempts', async () => {
+    const fake = await startFakeProvider();
+    const rt = await createRuntime({ model: resolveModel(parseEnv(WIRES[1].env(fake.url))), modelIdleTimeoutMs: 300, maxRetries: 1 });
+    try {
+      fake.reply({ hang: 'before-headers' }, { hang: 'before-headers' });
+      const result = await rt.agent.generate('hi', { threadId: newThreadId(), resourceId: user.id });
+      expect(result).toMatchObject({
+        finishReason: 'error',
+        error: { code: 'MODEL_PROVIDER_DOWN', message: 'The model provider stopped answering (nothing for 300 ms, 2 attempts). Try again later.' },
+      });
+      expect(fake.requests).toHaveLength(2);
+    } finally {
+      await fake.close();
+      await rt.close();
+    }
+  });
+});
+
+/**
+ * Reasoning models (behaviour §8): a step's reasoning is kept with the provider's metadata and sent
+ * back unchanged with its tool results — after an approval, after an answered question, and in
+ * later turns. The fake answers 400, as the real provider does, to a history without it.
+ */
+const REASONING_WIRES = [
+  {
+    name: 'Anthropic (thinking blocks with a signature, redacted thinking)',
+    env: (url: string) => ({ ANTHROPIC_API_KEY: 'sk-ant-SECRET', ANTHROPIC_BASE_URL: `${url}/v1`, MODEL: 'anthropic/claude-fake', MODEL_REASONING: 'high' }),
+    guard: anthropicRequiresThinking,
+    toolCall: (id: string, name: string, args: string, thinking: string, secret: string) =>
+      anthropic.toolCalls([{ id, name, argChunks: [args] }], undefined, thinking ? { text: thinking, signature: secret } : { redacted: secret }),
+    text: (text: string) => anthropic.text([text]),
+    /** The reasoning as the request sends it back: the assistant turn's first block. */
+    sentBack: (body: any) => body.messages.find((message: any) => message.role === 'assistant').content[0],
+    expected: (thinking: string, secret: string) => (thinking ? { type: 'thinking', thinking, signature: secret } : { type: 'redacted_thinking', data: secret }),
+    // The package turns MODEL_REASONING into what the model allows: adaptive thinking or a budget.
+    settings: (body: any) => expect(body.thinking).toMatchObject({ type: expect.stringMatching(/^(adaptive|enabled)$/) }),
+  },
+  {
+    name: 'OpenAI Responses (reasoning items with encrypted content)',
+    env: (url: string) => ({ OPENAI_API_KEY: 'sk-test-SECRET', OPENAI_BASE_URL: `${url}/v1`, MODEL: 'openai/o4-mini', MODEL_REASONING: 'high' }),
+    guard: openaiRequiresReasoning,
+    toolCall: (id: string, name: string, args: string, thinking: string, secret: string) =>
+      responses.toolCalls([{ id, name, argChunks: [args] }], { id: `rs_${id}`, summary: thinking, encrypted: secret }),
+    text: (text: string) => responses.text([text]),
+    sentBack: (body: any) => body.input.find((item: any) => item.type === 'reasoning'),
+    expected: (thinking: string, secret: string) => expect.objectContaining({ type: 'reasoning', encrypted_content: secret, summary: [{ type: 'summary_text', text: thinking }] }),
+    settings: (body: any) => {
+      expect(body.reasoning).toMatchObject({ effort: 'high' });
+      expect(body.store).toBe(false);
+      expect(body.include).toContain('reasoning.encrypted_content');
+    },
+  },
+];
+
+for (const wire of REASONING_WIRES) {
+  describe(`a reasoning model keeps its reasoning: ${wire.name}`, () => {
+    let fake: FakeProvider;
+    let rt: Awaited<ReturnType<typeof createRuntime>>;
+    beforeAll(async () => {
+      fake = await startFakeProvider();
+      fake.setGuard(wire.guard);
+      rt = await createRuntime({ model: resolveModel(parseEnv(wire.env(fake.url))), maxRetries: 0 });
+    });
+    afterAll(async () => {
+      await fake.close();
+      await rt.close();
+    });
+
+    it('thinking before a tool call → approve: the next request carries the reasoning unchanged and succeeds; so does the next turn; the chat shows it', async () => {
+      const threadId = newThreadId();
+      const thinking = 'The user wants rec-51 gone; delete-record needs approval.';
+      fake.reply(wire.toolCall('call_r1', 'delete-record', '{"id":"rec-51"}', thinking, 'sig-EqQBCgIYAhIM'));
+      const paused = await rt.agent.stream('delete record rec-51', { threadId, resourceId: user.id });
+      const pausedChunks = await collect(paused.fullStream);
+      expect(only(pausedChunks, 'tool-call-approval')).toHaveLength(1);
+      wire.settings(fake.requests.at(-1)!.body);
+
+      fake.reply(wire.text('Deleted rec-51.'));
+      const from = fake.requests.length;
+      const cont = await rt.agent.approveToolCall({ runId: paused.runId, toolCallId: 'call_r1', actor: user });
+      expect(seen(await collect(cont.fullStream), paused.runId)).toMatchObject({ text: 'Deleted rec-51.', errors: [] });
+      expect(await rt.db.record.count({ where: { id: 'rec-51' } })).toBe(0);
+      expect(fake.requests.length - from).toBe(1);
+      expect(wire.sentBack(fake.requests[from].body)).toEqual(wire.expected(thinking, 'sig-EqQBCgIYAhIM'));
+
+      fake.reply(wire.text('You are welcome.'));
+      const next = await rt.agent.stream('thanks', { threadId, resourceId: user.id });
+      expect(seen(await collect(next.fullStream), next.runId)).toMatchObject({ text: 'You are welcome.', errors: [] });
+      expect(wire.sentBack(fake.requests.at(-1)!.body)).toEqual(wire.expected(thinking, 'sig-EqQBCgIYAhIM'));
+
+      const [, answer] = (await loadThreadUIMessages({ threadId, resourceId: user.id }))!;
+      expect(answer.parts).toContainEqual(expect.objectContaining({ type: 'reasoning', text: thinking }));
+    });
+
+    if (wire.name.startsWith('OpenAI')) {
+      it('a complete function call followed by a cut connection: dropped, nothing runs, the user is told (as in the other protocols)', async () => {
+        fake.reply(responses.toolCalls([{ id: 'call_r3', name: 'lookup-customer', argChunks: ['{"customerId":"cus-2"}'] }], undefined, { complete: false, cut: true }));
+        const run = await rt.agent.stream('look up cus-2', { threadId: newThreadId(), resourceId: user.id });
+        const chunks = await collect(run.fullStream);
+        expect(only(chunks, 'tool-result')).toEqual([]);
+        expect(seen(chunks, run.runId).errors).toEqual([{ code: 'MODEL_PROVIDER_DOWN', message: "The model provider's answer broke off before it was complete. Try again." }]);
+      });
+    }
+
+    it('the same after a suspend and an answer (Anthropic: redacted thinking)', async () => {
+      const threadId = newThreadId();
+      const redacted = wire.name.startsWith('Anthropic');
+      const thinking = redacted ? '' : 'The weather tool will ask which city.';
+      fake.reply(wire.toolCall('call_r2', 'get-weather', '{}', thinking, 'EncryptedReasoning+AAA='));
+      const paused = await rt.agent.stream("what's the weather?", { threadId, resourceId: user.id });
+      expect(only(await collect(paused.fullStream), 'tool-call-suspended')).toHaveLength(1);
+
+      fake.reply(wire.text('Sunny in Paris.'));
+      const from = fake.requests.length;
+      const cont = await rt.agent.resumeStream({ city: 'Paris' }, { runId: paused.runId, toolCallId: 'call_r2', actor: user });
+      expect(seen(await collect(cont.fullStream), paused.runId)).toMatchObject({ text: 'Sunny in Paris.', errors: [] });
+      expect(wire.sentBack(fake.requests[from].body)).toEqual(wire.expected(thinking, 'EncryptedReasoning+AAA='));
+    });
+  });
+}
+
+describe('MODEL_REASONING', () => {
+  it('accepts off, low, medium, high and refuses anything else, naming the variable', () => {
+    expect(parseEnv({ MODEL_REASONING: 'low' }).MODEL_REASONING).toBe('low');
+    expect(parseEnv({}).MODEL_REASONING).toBeUndefined();
+    expect(() => parseEnv({ MODEL_REASONING: 'maximum' })).toThrow(/MODEL_REASONING/);
+    expect(() => parseEnv({ MODEL_IDLE_TIMEOUT_MS: '10' })).toThrow(/MODEL_IDLE_TIMEOUT_MS/);
+    expect(parseEnv({}).MODEL_IDLE_TIMEOUT_MS).toBe(60_000);
+  });
+});
 
 describe('an unreachable provider', () => {
   it('is reported as down ("could not be reached"), not as a generic error', async () => {

@@ -216,7 +216,7 @@ describe('parallel calls of one step', () => {
 });
 
 describe('decline', () => {
-  it('the model receives the reason, or the default text when it is missing or blank', async () => {
+  it('the model reads that a person declined the call and it was NOT executed, with the reason or the default text when it is missing or blank', async () => {
     const rt = await setup();
     for (const [reason, expected] of [
       ['not today', 'not today'],
@@ -226,7 +226,7 @@ describe('decline', () => {
       const paused = await rt.agent.generate(toolLines(['gated', { n: 7 }]), { threadId: newThreadId(), resourceId: user.id });
       const done = await rt.agent.declineToolCallGenerate({ runId: paused.runId, actor: user, reason });
       const seen = rt.model.toolResultsSeen().at(-1)!;
-      expect(seen.output).toEqual({ type: 'text', value: expected });
+      expect(seen.output).toEqual({ type: 'text', value: `A person declined this tool call, so it was NOT executed. Their reason: ${expected}` });
       expect(done.text).toContain(expected);
     }
     expect(rt.executions.gated).toBeUndefined();

@@ -204,7 +204,7 @@ describe('supervisor delegation', () => {
     const { supervisor, models } = await seedExample();
     const paused = await supervisor.generate('find user 12345', { threadId: newThreadId(), resourceId: user.id });
     const done = await supervisor.declineToolCallGenerate({ runId: paused.runId, actor: user, reason: 'privacy: no look-ups today' });
-    expect(models.data.toolResultsSeen().at(-1)!.output).toEqual({ type: 'text', value: 'privacy: no look-ups today' });
+    expect(models.data.toolResultsSeen().at(-1)!.output).toEqual({ type: 'text', value: 'A person declined this tool call, so it was NOT executed. Their reason: privacy: no look-ups today' });
     expect(done.text).toContain('privacy: no look-ups today');
   });
 });
