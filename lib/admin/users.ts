@@ -164,7 +164,8 @@ export async function updateUser(admin: Admin, userId: string, change: z.infer<t
 
 /**
  * Gives an account a new temporary password (shown to the admin once, marked as temporary), signs it
- * out everywhere and lifts a lock of failed sign-ins.
+ * out everywhere, revokes every API key of it (a key must not outlive the password of whoever made
+ * it; the audit entry counts them as `keysRevoked`) and lifts a lock of failed sign-ins.
  * @throws ApiError 404 NOT_FOUND
  */
 export async function resetPassword(admin: Admin, userId: string, headers: Headers): Promise<{ temporaryPassword: string }> {
@@ -174,9 +175,10 @@ export async function resetPassword(admin: Admin, userId: string, headers: Heade
   await auth().api.setUserPassword({ headers, body: { userId, newPassword: password } });
   await auth().api.revokeUserSessions({ headers, body: { userId } });
   await prisma().user.update({ where: { id: userId }, data: { passwordTemporary: true } });
+  const keysRevoked = await disableAllKeysOf(userId);
   // The temporary password must work at once, also for an account locked by wrong passwords.
   await clearSignInFailures(account.email);
-  await recordAuditEvent({ action: 'user.password_reset', actor: admin, target: { type: 'user', id: userId } });
+  await recordAuditEvent({ action: 'user.password_reset', actor: admin, target: { type: 'user', id: userId }, details: { keysRevoked } });
   return { temporaryPassword: password };
 }
 

@@ -24,7 +24,7 @@ export type DecisionCommand =
   | { kind: 'decline'; runId: string; toolCallId?: string; fingerprint?: string; reason?: string; withdraw?: boolean }
   | { kind: 'resume'; runId: string; toolCallId?: string; resumeData: unknown }
   /** Found by thread and resource alone (send-tool-approval): approves, declines or answers what waits there. */
-  | { kind: 'by-thread'; threadId: string; resourceId: string; toolCallId?: string; approved: boolean; reason?: string; resumeData?: unknown };
+  | { kind: 'by-thread'; threadId: string; resourceId?: string; toolCallId?: string; approved: boolean; reason?: string; resumeData?: unknown };
 
 /** Who decides, through which door. */
 export interface DecisionContext {
@@ -85,7 +85,7 @@ export async function decideToolCall(command: DecisionCommand, context: Decision
     const thread = await assertThreadOwner({ threadId: command.threadId, resourceId: command.resourceId, actor });
     if (context.rateLimit) await consumeApiRateLimit(context.rateLimit, actor.id);
     const agent = context.agent ?? getAgent(thread?.agentId ?? defaultAgentId());
-    const { runId, toolCallId, continuation } = await agent.sendToolApproval({ ...command, actor });
+    const { runId, toolCallId, continuation } = await agent.sendToolApproval({ ...command, resourceId: command.resourceId ?? actor.id, actor });
     return { runId, toolCallId, continuation };
   }
   // The access check and the rate limit's count are one statement, or none when the run was read already.
