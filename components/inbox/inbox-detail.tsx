@@ -141,6 +141,11 @@ export function InboxDetail(props: InboxDetailProps) {
             <span data-testid="inbox-quorum">
               {item.approvedBy.length} of {item.quorum}
               {item.approvedBy.length > 0 ? ` (${item.approvedBy.map((id) => personName(id, people)).join(', ')})` : ''}
+              {(item.withdrawnVotes ?? []).map((vote) => (
+                <span key={vote.userId} data-testid="inbox-vote-withdrawn" className="block text-muted-foreground">
+                  {personName(vote.userId, people)}’s vote no longer counts ({vote.reason}); another reviewer must approve.
+                </span>
+              ))}
             </span>
           </Meta>
         ) : null}

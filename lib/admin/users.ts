@@ -10,6 +10,7 @@ import { ApiError } from '@/lib/http/errors';
 import { releaseUndecidableAssignments, type ReleaseReason } from '@/lib/inbox/assignment';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { prisma } from '@/lib/store/db';
+import { withdrawUndecidableVotes } from '@/lib/store/quorum-votes';
 
 /**
  * User administration for admins, on better-auth's admin plugin: create accounts, change roles,
@@ -124,7 +125,9 @@ export const updateUserSchema = z.union(
  * - Both: the calls assigned to the person that they can no longer decide (all of them when
  *   deactivated or made a user; those escalated to admins when no longer an admin) are released in
  *   the same transaction, back to "Unassigned" (lib/inbox/assignment.ts). The audit entry counts
- *   them (`assignmentsReleased`, when any).
+ *   them (`assignmentsReleased`, when any). In the same transaction their votes leave the waiting
+ *   quorum calls they can no longer decide (lib/store/quorum-votes.ts): those calls need another
+ *   reviewer's vote, and the inbox says whose vote no longer counts.
  * @returns the account as it is now
  * @throws ApiError 404 NOT_FOUND, 409 LAST_ADMIN, 409 CANNOT_DEACTIVATE_SELF, 409 NO_CHANGE
  */
@@ -165,7 +168,8 @@ export async function updateUser(admin: Admin, userId: string, change: z.infer<t
 
 /**
  * Gives an account a new temporary password (shown to the admin once, marked as temporary), signs it
- * out everywhere and lifts a lock of failed sign-ins.
+ * out everywhere, revokes every API key of it (a key must not outlive the password of whoever made
+ * it; the audit entry counts them as `keysRevoked`) and lifts a lock of failed sign-ins.
  * @throws ApiError 404 NOT_FOUND
  */
 export async function resetPassword(admin: Admin, userId: string, headers: Headers): Promise<{ temporaryPassword: string }> {
@@ -175,9 +179,10 @@ export async function resetPassword(admin: Admin, userId: string, headers: Heade
   await auth().api.setUserPassword({ headers, body: { userId, newPassword: password } });
   await auth().api.revokeUserSessions({ headers, body: { userId } });
   await prisma().user.update({ where: { id: userId }, data: { passwordTemporary: true } });
+  const keysRevoked = await disableAllKeysOf(userId);
   // The temporary password must work at once, also for an account locked by wrong passwords.
   await clearSignInFailures(account.email);
-  await recordAuditEvent({ action: 'user.password_reset', actor: admin, target: { type: 'user', id: userId } });
+  await recordAuditEvent({ action: 'user.password_reset', actor: admin, target: { type: 'user', id: userId }, details: { keysRevoked } });
   return { temporaryPassword: password };
 }
 
@@ -198,6 +203,8 @@ async function guardedChange(userId: string, removesAdmin: boolean, update: Pris
       if (target && others === 0) throw new ApiError(409, 'LAST_ADMIN', 'This is the last active admin; make someone else an admin first.');
     }
     await tx.$executeRaw(update);
+    // A vote counts only while its reviewer can still decide the call (issue #30 item 8).
+    await withdrawUndecidableVotes(tx, userId);
     return releaseUndecidableAssignments(tx, { userId, actor: release.admin, reason: release.reason });
   });
 }

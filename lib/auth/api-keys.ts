@@ -6,9 +6,11 @@ import { ApiError } from '@/lib/http/errors';
 import { countInWindow } from '@/lib/http/rate-limit';
 import { prisma } from '@/lib/store/db';
 import { auth } from './auth';
+import { accountKey, lockedUntil, recordFailure } from './guards';
 import { SCOPES, scopesForRole, type Scope } from './scopes';
-import { SessionCache } from './session-cache';
-import { sessionsChannel } from './sessions-channel';
+import { disableAllKeysOf, keyCache, type CheckedApiKey, type KeyIdentity } from './key-cache';
+
+export { disableAllKeysOf, type KeyIdentity };
 
 /**
  * API keys, on better-auth's API-key plugin (it generates the secret, stores only its hash and
@@ -22,6 +24,10 @@ import { sessionsChannel } from './sessions-channel';
 export const API_KEY_PREFIX = 'cs_';
 /** Default per-key rate limit: requests per minute. */
 export const DEFAULT_KEY_RATE_LIMIT_PER_MINUTE = 120;
+/** Most keys a person may have active (not revoked, not expired) at once. */
+export const MAX_ACTIVE_KEYS = 10;
+/** Most tries to create a key a person may make per hour (refused tries and wrong passwords count). */
+export const KEY_CREATIONS_PER_HOUR = 20;
 
 type Role = 'user' | 'reviewer' | 'admin';
 
@@ -34,37 +40,10 @@ export function apiKeyFromHeaders(headers: Headers): string | null {
   return match ? match[1] : null;
 }
 
-/** The owner of a valid key and what the key may do. */
-export interface KeyIdentity {
-  user: { id: string; role: string | null; name: string; email: string; banned: boolean | null };
-  keyId: string;
-  scopes: Scope[];
-}
-
-/** A key better-auth accepted, as the key cache holds it: its identity and its per-minute limit. */
-export interface CheckedApiKey extends KeyIdentity {
-  /** Requests per minute this key may make. */
-  perMinute: number;
-}
-
-/** Longest a checked key is used without asking better-auth again, in ms (changes arrive by NOTIFY at once; this is a safety net). */
-const KEY_CACHE_MAX_AGE_MS = 60_000;
 /** A cached key's last-used time is written at most this often, in ms (the list in /settings/keys shows it). */
 const LAST_REQUEST_EVERY_MS = 60_000;
 
-const globalForKeys = globalThis as unknown as { countersignKeyCache?: SessionCache<CheckedApiKey>; countersignKeyTouched?: Map<string, number> };
-
-/**
- * The process-wide cache of checked keys, keyed by the key's SHA-256 (the secret itself is not
- * kept). An entry is dropped when anything about the key or its owner changes: a trigger on
- * `api_keys` (enabled, scopes, expiry, limit, owner, deletion) and the one on `users` announce the
- * owner's id on the `countersign_sessions` channel (session-cache.ts), and revoking on this server
- * drops the owner's keys before it answers.
- */
-function keyCache(): SessionCache<CheckedApiKey> {
-  globalForKeys.countersignKeyCache ??= new SessionCache<CheckedApiKey>(sessionsChannel(), { maxAgeMs: KEY_CACHE_MAX_AGE_MS, maxEntries: 10_000 });
-  return globalForKeys.countersignKeyCache;
-}
+const globalForKeys = globalThis as unknown as { countersignKeyTouched?: Map<string, number> };
 
 /** When each key's last-used time was last written by this process, in ms since the epoch. */
 function keyTouched(): Map<string, number> {
@@ -152,6 +131,8 @@ export const createKeySchema = z.object({
   expiresInDays: z.number().int().min(1).max(365).nullish(),
   /** Requests per minute this key may make (1–10,000; default 120). */
   rateLimitPerMinute: z.number().int().min(1).max(10_000).optional(),
+  /** The person's current password, asked again: a session left open is not enough to mint a key. */
+  password: z.string().min(1).max(128),
 });
 export type CreateKeyInput = z.infer<typeof createKeySchema>;
 
@@ -174,19 +155,38 @@ export interface ApiKeySummary {
 
 /**
  * Creates a key for `actor` (the plugin generates it and keeps only its hash) and audits it.
+ *
+ * In order: the creation is counted (KEY_CREATIONS_PER_HOUR per person, every try, so passwords
+ * cannot be guessed here either); the account must not be locked; the password is asked again
+ * (a wrong one counts towards the sign-in lockout, like a wrong current password at
+ * /change-password); the scopes must be within the role; at most MAX_ACTIVE_KEYS keys may be
+ * active. Two creations at once may both pass the count: the count is taken again after the key
+ * is made, and a key over the limit is deleted before its secret is handed out.
+ *
+ * @param actor the signed-in person (session, never an API key)
  * @returns the summary and the secret — the only time the secret is shown
- * @throws ApiError 403 SCOPE_NOT_ALLOWED when a scope is beyond the actor's role
+ * @throws ApiError 429 RATE_LIMITED (too many tries this hour; retryAfterSeconds), 429 ACCOUNT_LOCKED
+ *   (too many wrong passwords), 403 INVALID_PASSWORD, 403 SCOPE_NOT_ALLOWED (a scope beyond the
+ *   role), 409 TOO_MANY_KEYS (MAX_ACTIVE_KEYS active already: revoke one first)
  */
 export async function createApiKey(
-  actor: { id: string; role: Role },
+  actor: { id: string; role: Role; email: string },
   input: CreateKeyInput,
   requestHeaders: Headers,
 ): Promise<{ key: ApiKeySummary; secret: string }> {
+  const tries = await countInWindow({ key: `api-key-create:${actor.id}`, windowMs: 3_600_000 });
+  if (tries.count > KEY_CREATIONS_PER_HOUR) {
+    throw new ApiError(429, 'RATE_LIMITED', `You tried to create more than ${KEY_CREATIONS_PER_HOUR} keys this hour; try again in ${Math.ceil(tries.retryAfterSeconds / 60)} minute(s).`, {
+      retryAfterSeconds: tries.retryAfterSeconds,
+    });
+  }
+  await checkPassword(actor, input.password);
   const allowed = scopesForRole(actor.role);
   const refused = input.scopes.filter((scope) => !allowed.includes(scope));
   if (refused.length > 0) {
     throw new ApiError(403, 'SCOPE_NOT_ALLOWED', `Your role may not give a key these scopes: ${refused.join(', ')}.`, { refused });
   }
+  if ((await activeKeyCount(actor.id)) >= MAX_ACTIVE_KEYS) throw tooManyKeys();
   const scopes = SCOPES.filter((scope) => input.scopes.includes(scope));
   const perMinute = input.rateLimitPerMinute ?? DEFAULT_KEY_RATE_LIMIT_PER_MINUTE;
   // Made with the caller's session (the plugin takes the owner from it, never from the body) ...
@@ -195,6 +195,11 @@ export async function createApiKey(
     body: { name: input.name, prefix: API_KEY_PREFIX, expiresIn: input.expiresInDays ? input.expiresInDays * 24 * 3600 : null },
   });
   if (made.referenceId !== actor.id) throw new Error('API key owner differs from the signed-in person');
+  // Another creation may have passed the count at the same moment: the later key goes.
+  if ((await activeKeyCount(actor.id, made.id)) >= MAX_ACTIVE_KEYS) {
+    await prisma().apikey.delete({ where: { id: made.id } });
+    throw tooManyKeys();
+  }
   // ... then given its scopes and limit, which the plugin accepts only from server code. Until this
   // update the key has no scope (so can do nothing), and its secret is not handed out before it.
   // Our fixed-window limit (verifyApiKey) reads rateLimitMax; the plugin's own counter is off.
@@ -211,6 +216,45 @@ export async function createApiKey(
   return { key: summary(created), secret: made.key };
 }
 
+/** 409 TOO_MANY_KEYS. */
+function tooManyKeys(): ApiError {
+  return new ApiError(409, 'TOO_MANY_KEYS', `You have ${MAX_ACTIVE_KEYS} active keys, the most allowed; revoke one you no longer use first.`, { max: MAX_ACTIVE_KEYS });
+}
+
+/**
+ * How many keys of `userId` work now (enabled, not expired), made before `before` when given (ties
+ * by id), so of two keys made at once only the later one is over the limit.
+ */
+async function activeKeyCount(userId: string, before?: string): Promise<number> {
+  const [row] = await prisma().$queryRaw<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM api_keys k
+    WHERE k.reference_id = ${userId} AND k.enabled AND (k.expires_at IS NULL OR k.expires_at > now())
+      AND (${before ?? null}::text IS NULL OR (k.created_at, k.id) < (SELECT created_at, id FROM api_keys WHERE id = ${before ?? null}::text))`;
+  return row.n;
+}
+
+/**
+ * Asks for the person's password again before a key is made.
+ * @throws ApiError 429 ACCOUNT_LOCKED while the account is locked, 403 INVALID_PASSWORD (counted
+ *   towards the lockout; the try that locks the account is answered 429 ACCOUNT_LOCKED)
+ */
+async function checkPassword(actor: { id: string; email: string }, password: string): Promise<void> {
+  const email = accountKey(actor.email);
+  const locked = await lockedUntil(email);
+  if (locked) throw accountLocked(locked);
+  const credential = await prisma().account.findFirst({ where: { userId: actor.id, providerId: 'credential' }, select: { password: true } });
+  const context = await auth().$context;
+  if (credential?.password && (await context.password.verify({ hash: credential.password, password }))) return;
+  const until = await recordFailure(email);
+  if (until) throw accountLocked(until);
+  throw new ApiError(403, 'INVALID_PASSWORD', 'That is not your password; a new key needs your current password.');
+}
+
+function accountLocked(until: Date): ApiError {
+  const retryAfterSeconds = Math.max(1, Math.ceil((until.getTime() - Date.now()) / 1000));
+  return new ApiError(429, 'ACCOUNT_LOCKED', `Too many wrong passwords; this account is locked for ${Math.ceil(retryAfterSeconds / 60)} more minute(s).`, { retryAfterSeconds });
+}
+
 /** The keys of `userId`, newest first. */
 export async function listApiKeys(userId: string): Promise<ApiKeySummary[]> {
   const rows = await prisma().apikey.findMany({ where: { referenceId: userId }, orderBy: { createdAt: 'desc' } });
@@ -218,28 +262,20 @@ export async function listApiKeys(userId: string): Promise<ApiKeySummary[]> {
 }
 
 /**
- * Revokes one of the actor's own keys (disabled at once on every server; kept, shown as revoked).
- * @throws ApiError 404 NOT_FOUND (no such key of theirs), 409 ALREADY_REVOKED
+ * Revokes a key (disabled at once on every server; kept, shown as revoked): one of the actor's own,
+ * or — for an admin at /admin/users — one of `ownerId`'s.
+ * @param ownerId whose key it is (default: the actor's own); the route allows another only to admins
+ * @throws ApiError 404 NOT_FOUND (no such key of that person), 409 ALREADY_REVOKED
  */
-export async function revokeApiKey(actor: { id: string; role: Role }, keyId: string): Promise<ApiKeySummary> {
-  const row = await prisma().apikey.findFirst({ where: { id: keyId, referenceId: actor.id } });
-  if (!row) throw new ApiError(404, 'NOT_FOUND', 'There is no such key of yours.');
-  const updated = await prisma().apikey.updateMany({ where: { id: keyId, referenceId: actor.id, enabled: true }, data: { enabled: false } });
+export async function revokeApiKey(actor: { id: string; role: Role }, keyId: string, ownerId: string = actor.id): Promise<ApiKeySummary> {
+  const row = await prisma().apikey.findFirst({ where: { id: keyId, referenceId: ownerId } });
+  if (!row) throw new ApiError(404, 'NOT_FOUND', ownerId === actor.id ? 'There is no such key of yours.' : 'This person has no such key.');
+  const updated = await prisma().apikey.updateMany({ where: { id: keyId, referenceId: ownerId, enabled: true }, data: { enabled: false } });
   if (updated.count === 0) throw new ApiError(409, 'ALREADY_REVOKED', 'This key was already revoked.');
   // The trigger's announcement reaches every server; this one stops answering from memory at once.
   keyCache().invalidateUser(row.referenceId);
   await recordAuditEvent({ action: 'api_key.revoked', actor, target: { type: 'api_key', id: keyId }, details: { name: row.name, owner: row.referenceId } });
   return summary({ ...row, enabled: false });
-}
-
-/**
- * Disables every key of a user (when an admin deactivates them).
- * @returns how many keys were disabled
- */
-export async function disableAllKeysOf(userId: string): Promise<number> {
-  const { count } = await prisma().apikey.updateMany({ where: { referenceId: userId, enabled: true }, data: { enabled: false } });
-  keyCache().invalidateUser(userId);
-  return count;
 }
 
 /** Just the host headers of a request (better-auth resolves its base URL from them). */

@@ -10,6 +10,7 @@ import { passwordRefusal } from './password-rules';
 
 export { signUpRefusal };
 import { prisma } from '@/lib/store/db';
+import { disableAllKeysOf } from './key-cache';
 
 /**
  * Rules around better-auth's routes: who may sign up, when an account is locked after failed
@@ -18,13 +19,13 @@ import { prisma } from '@/lib/store/db';
  */
 
 /** The account key of an email: trimmed and lower-cased. */
-const accountKey = (email: unknown) => (typeof email === 'string' ? email.trim().toLowerCase() : '');
+export const accountKey = (email: unknown) => (typeof email === 'string' ? email.trim().toLowerCase() : '');
 
 /**
  * The lock on an account, if any.
  * @returns when it ends, or null when the account is not locked
  */
-async function lockedUntil(email: string): Promise<Date | null> {
+export async function lockedUntil(email: string): Promise<Date | null> {
   const row = await prisma().signInFailure.findUnique({ where: { email }, select: { lockedUntil: true } });
   return row?.lockedUntil && row.lockedUntil > new Date() ? row.lockedUntil : null;
 }
@@ -62,7 +63,7 @@ export async function clearSignInFailures(email: string): Promise<void> {
  * SIGN_IN_LOCKOUT_MINUTES. Unknown emails are counted like real ones (no account enumeration).
  * @returns when the account's lock ends, if it is locked now
  */
-async function recordFailure(email: string): Promise<Date | null> {
+export async function recordFailure(email: string): Promise<Date | null> {
   const { SIGN_IN_MAX_FAILURES: max, SIGN_IN_LOCKOUT_MINUTES: minutes } = securitySettings();
   const [row] = await prisma().$queryRaw<{ locked_until: Date | null }[]>`
     INSERT INTO sign_in_failures (email, failures, window_started_at, locked_until)
@@ -162,8 +163,9 @@ export const beforeAuthRoute = createAuthMiddleware(async (ctx) => {
  * and is an audit entry (`auth.signed_in`).
  * After `/change-password`: a wrong current password (400 INVALID_PASSWORD) counts towards the
  * signed-in account's lockout, and the try that locks it is answered 429 ACCOUNT_LOCKED; a change
- * clears the count and the temporary mark (`passwordTemporary`) and is an audit entry
- * (`auth.password_changed`, with whether the other sessions were signed out).
+ * clears the count and the temporary mark (`passwordTemporary`), revokes every API key of the
+ * person, and is an audit entry (`auth.password_changed`, with whether the other sessions were
+ * signed out and `keysRevoked`, how many keys).
  */
 export const afterAuthRoute = createAuthMiddleware(async (ctx) => {
   if (ctx.path === '/change-password') return afterPasswordChange(ctx);
@@ -198,10 +200,12 @@ async function afterPasswordChange(ctx: Parameters<Parameters<typeof createAuthM
   if (changed.user?.email) await clearSignInFailures(changed.user.email);
   // The password is the person's own now (no longer an admin's temporary one).
   const user = await prisma().user.update({ where: { id }, data: { passwordTemporary: false }, select: { role: true } });
+  // A key made by someone who had the old password must not outlive it (issue #30 item 8).
+  const keysRevoked = await disableAllKeysOf(id);
   await recordAuditEvent({
     action: 'auth.password_changed',
     actor: { id, role: user.role },
     target: { type: 'user', id },
-    details: { otherSessionsSignedOut: Boolean(changed.token) },
+    details: { otherSessionsSignedOut: Boolean(changed.token), keysRevoked },
   });
 }

@@ -36,6 +36,14 @@ const DECIDING_AGENT_ROUTES = new Set([
   'send-tool-approval',
 ]);
 
+/**
+ * Reads any valid key may make whatever its scopes: who the key acts as (`GET /api/me`), so a
+ * program can learn the user id the agents API takes as `resourceId`.
+ */
+export function keyNeedsNoScope(pathname: string, method = 'GET'): boolean {
+  return pathname.replace(/\/+$/, '') === '/api/me' && READ_METHODS.has(method.toUpperCase());
+}
+
 /** Methods that only read. Any other method on a read-scoped group changes state. */
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 

@@ -11,7 +11,7 @@ import { REQUESTED_PATH_HEADER, signInHref } from './requested-path';
 import { auth } from './auth';
 import { SessionCache } from './session-cache';
 import { sessionsChannel } from './sessions-channel';
-import { scopeForPath, type Scope } from './scopes';
+import { keyNeedsNoScope, scopeForPath, type Scope } from './scopes';
 
 export type Role = Actor['role'];
 
@@ -61,7 +61,8 @@ const asRole = (role: string | null | undefined): Role => (ROLES.includes(role a
 /**
  * The actor of a request made with an API key (`Authorization: Bearer <key>` or `x-api-key`): the
  * key's owner, exactly as their session would resolve, plus the key's scopes. The route's scope
- * (scopes.ts `scopeForPath`, by path and method) must be among them.
+ * (scopes.ts `scopeForPath`, by path and method) must be among them; `GET /api/me` needs none
+ * (`keyNeedsNoScope`).
  *
  * @returns null when the request carries no key
  * @throws ApiError 401 API_KEY_INVALID / API_KEY_REVOKED / API_KEY_EXPIRED / ACCOUNT_DEACTIVATED,
@@ -71,8 +72,9 @@ async function actorFromApiKey(request: Request): Promise<SessionActor | null> {
   const key = apiKeyFromHeaders(request.headers);
   if (!key) return null;
   const identity = await verifyApiKey(key, request.headers);
-  const scope = scopeForPath(new URL(request.url).pathname, request.method);
-  if (!scope) throw new ApiError(403, 'API_KEY_NOT_ALLOWED', 'This route needs a signed-in session; API keys cannot use it.');
+  const { pathname } = new URL(request.url);
+  const scope = scopeForPath(pathname, request.method);
+  if (!scope && !keyNeedsNoScope(pathname, request.method)) throw new ApiError(403, 'API_KEY_NOT_ALLOWED', 'This route needs a signed-in session; API keys cannot use it.');
   const actor: SessionActor = {
     id: identity.user.id,
     role: asRole(identity.user.role),
@@ -80,7 +82,7 @@ async function actorFromApiKey(request: Request): Promise<SessionActor | null> {
     email: identity.user.email,
     apiKey: { id: identity.keyId, scopes: identity.scopes },
   };
-  requireScope(actor, scope);
+  if (scope) requireScope(actor, scope);
   return actor;
 }
 

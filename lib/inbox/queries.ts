@@ -6,6 +6,7 @@ import { queryText } from '@/lib/http/query';
 import { afterPosition, decodeCursor, encodeCursor, type KeysetPosition } from '@/lib/http/keyset';
 import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
 import { pendingColumns, toPendingCall, type PendingRow } from '@/lib/store/rows';
+import { withdrawnVotesColumn, type WithdrawnReason } from '@/lib/store/quorum-votes';
 import { env } from '@/lib/env';
 import { prisma } from '@/lib/store/db';
 import type { ToolDescription } from '@/lib/agent/tool';
@@ -31,6 +32,8 @@ export interface InboxItem {
   quorum: number | null;
   /** Reviewers who approved a quorum call so far. */
   approvedBy: string[];
+  /** Votes on a quorum call that no longer count (the voter was deactivated or lost the role), oldest first. */
+  withdrawnVotes: { userId: string; reason: WithdrawnReason }[];
   /** Version of the policy rules that paused it (null: no data rule matched). */
   policyVersion: number | null;
   suspendPayload: unknown;
@@ -129,7 +132,7 @@ export function inboxPageQuery(query: InboxQuery, after: InboxPosition | KeysetP
   if (query.to) filters.push(Prisma.sql`p.created_at < ${query.to.toISOString()}::timestamptz`);
   const order = sortSql(query.sort ?? 'newest', after && ('sortAt' in after ? after : { ...after, sortAt: after.createdAt }));
   return Prisma.sql`
-    SELECT ${pendingColumns('p')}, p.assigned_to AS "assignedTo", ${order.key} AS "sortAt" FROM pending_tool_calls p
+    SELECT ${pendingColumns('p')}, p.assigned_to AS "assignedTo", ${withdrawnVotesColumn('p')}, ${order.key} AS "sortAt" FROM pending_tool_calls p
     WHERE p.status = ${query.status} AND p.kind IN ('approval', 'suspension')
       AND ${Prisma.join(filters, ' AND ')}
       AND ${order.after}
@@ -249,7 +252,7 @@ export async function listInbox(
 }
 
 /** The inbox's view of a pending call row. */
-function toInboxItem(row: PendingRow & { assignedTo: string | null }): InboxItem {
+function toInboxItem(row: PendingRow & { assignedTo: string | null; withdrawnVotes?: InboxItem['withdrawnVotes'] }): InboxItem {
   const call = toPendingCall(row);
   return {
     id: call.id,
@@ -266,6 +269,7 @@ function toInboxItem(row: PendingRow & { assignedTo: string | null }): InboxItem
     why: call.policyEvaluation?.why ?? null,
     quorum: call.quorum,
     approvedBy: call.approvedBy,
+    withdrawnVotes: row.withdrawnVotes ?? [],
     policyVersion: call.policyVersion,
     suspendPayload: call.suspendPayload,
     resumeSchema: call.resumeSchema,
@@ -299,7 +303,7 @@ function overdueAt(call: { createdAt: Date; deadlineAt?: Date | null; deadlineAc
  */
 export async function getInboxItem(id: string, db: PrismaClient = prisma()): Promise<InboxItem | null> {
   const [row] = await db.$queryRaw<(PendingRow & { assignedTo: string | null })[]>`
-    SELECT ${pendingColumns('p')}, p.assigned_to AS "assignedTo" FROM pending_tool_calls p
+    SELECT ${pendingColumns('p')}, p.assigned_to AS "assignedTo", ${withdrawnVotesColumn('p')} FROM pending_tool_calls p
     WHERE p.id = ${id} AND p.status IN ('pending', 'unknown') AND p.kind IN ('approval', 'suspension')`;
   return row ? toInboxItem(row) : null;
 }

@@ -75,6 +75,27 @@ const webhookDelivery = z
 
 /** API keys, users, webhooks and the sign-up setting. */
 export const adminPaths: ZodOpenApiPathsObject = {
+  '/api/me': {
+    get: {
+      tags: ['API keys'],
+      summary: 'Who this request acts as: your user id (the agents API’s resourceId), name, email, role, and the key’s scopes',
+      security: [{ session: [] }, { bearer: [] }, { apiKey: [] }],
+      description: 'Who: any signed-in person. Any valid API key may call it, whatever its scopes.',
+      responses: {
+        '200': json(
+          z.object({
+            id: z.string().meta({ description: 'Your user id: the `resourceId` of the agents API (it defaults to this id)' }),
+            name: z.string(),
+            email: z.string(),
+            role: z.enum(['user', 'reviewer', 'admin']),
+            apiKey: z.object({ id: z.string(), scopes: z.array(z.enum(SCOPES)) }).nullable().meta({ description: 'The key the request was made with; null for a session' }),
+          }),
+          'You',
+        ),
+        ...errors(401, 429),
+      },
+    },
+  },
   '/api/keys': {
     get: {
       tags: ['API keys'],
@@ -84,10 +105,10 @@ export const adminPaths: ZodOpenApiPathsObject = {
     },
     post: {
       tags: ['API keys'],
-      summary: 'Create an API key; the secret is in this answer only',
+      summary: 'Create an API key (your current password asked again; at most 10 active keys, 20 tries an hour); the secret is in this answer only',
       ...access(null, 'any signed-in person; scopes limited by your role'),
       requestBody: body(createKeySchema),
-      responses: { '201': json(z.object({ key: apiKeySummary, secret: z.string() }), 'Created'), ...errors(400, 401, 403) },
+      responses: { '201': json(z.object({ key: apiKeySummary, secret: z.string() }), 'Created'), ...errors(400, 401, 403, 409, 429) },
     },
   },
   '/api/keys/{keyId}': {
@@ -127,10 +148,28 @@ export const adminPaths: ZodOpenApiPathsObject = {
   '/api/admin/users/{userId}/password': {
     post: {
       tags: ['Administration'],
-      summary: 'Reset a password (new temporary password in this answer only; signed out everywhere)',
+      summary: 'Reset a password (new temporary password in this answer only; signed out everywhere, API keys revoked)',
       ...access(null, 'admins'),
       requestParams: pathParams('userId'),
       responses: { '200': json(z.object({ temporaryPassword: z.string() }), 'Reset'), ...errors(401, 403, 404) },
+    },
+  },
+  '/api/admin/users/{userId}/keys': {
+    get: {
+      tags: ['Administration'],
+      summary: 'One person’s API keys (never their secrets), newest first',
+      ...access(null, 'admins'),
+      requestParams: pathParams('userId'),
+      responses: { '200': json(z.object({ keys: z.array(apiKeySummary) }), 'Their keys'), ...errors(401, 403, 404) },
+    },
+  },
+  '/api/admin/users/{userId}/keys/{keyId}': {
+    delete: {
+      tags: ['Administration'],
+      summary: 'Revoke one of that person’s API keys at once',
+      ...access(null, 'admins'),
+      requestParams: pathParams('userId', 'keyId'),
+      responses: { '200': json(z.object({ key: apiKeySummary }), 'Revoked'), ...errors(401, 403, 404, 409) },
     },
   },
   '/api/admin/webhooks': {

@@ -50,6 +50,7 @@ export type ThreadInfo = { resourceId: string; title: string; agentId: string; d
  * `mustExist` (the first message creates it, and it becomes the sender's).
  *
  * @param input.resourceId when the request names one (agents API), it must be the actor's own id
+ *   (the 403 names that id, also as `yourUserId`)
  * @param input.mustExist answer 404 for a thread that does not exist
  * @returns the thread's owner, title, agent and deletion time, or null when it does not exist yet
  * @throws ApiError 403 FORBIDDEN (resourceId names someone else), 404 NOT_FOUND (someone else's,
@@ -57,7 +58,9 @@ export type ThreadInfo = { resourceId: string; title: string; agentId: string; d
  */
 export async function assertThreadOwner(input: { threadId: string; actor: Actor; resourceId?: string; mustExist?: boolean }): Promise<ThreadInfo | null> {
   if (input.resourceId !== undefined && input.resourceId !== input.actor.id) {
-    throw new ApiError(403, 'FORBIDDEN', 'You can only act as yourself: resourceId must be your own user id.');
+    throw new ApiError(403, 'FORBIDDEN', `You can only act as yourself: resourceId must be your own user id, ${input.actor.id} (or leave it out). GET /api/me tells a key's owner.`, {
+      yourUserId: input.actor.id,
+    });
   }
   const thread = await prisma().thread.findUnique({
     where: { id: input.threadId },

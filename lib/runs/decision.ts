@@ -27,7 +27,7 @@ export type DecisionCommand =
   | {
       kind: 'by-thread';
       threadId: string;
-      resourceId: string;
+      resourceId?: string;
       toolCallId?: string;
       approved: boolean;
       reason?: string;
@@ -96,7 +96,7 @@ export async function decideToolCall(command: DecisionCommand, context: Decision
     const thread = await assertThreadOwner({ threadId: command.threadId, resourceId: command.resourceId, actor });
     if (context.rateLimit) await consumeApiRateLimit(context.rateLimit, actor.id);
     const agent = context.agent ?? getAgent(thread?.agentId ?? defaultAgentId());
-    const { runId, toolCallId, continuation } = await agent.sendToolApproval({ ...command, actor });
+    const { runId, toolCallId, continuation } = await agent.sendToolApproval({ ...command, resourceId: command.resourceId ?? actor.id, actor });
     return { runId, toolCallId, continuation };
   }
   // The access check and the rate limit's count are one statement, or none when the run was read already.

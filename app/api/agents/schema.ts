@@ -45,9 +45,10 @@ export const streamBodySchema = z
   })
   .transform((body, ctx) => {
     const threadId = body.threadId ?? (typeof body.memory?.thread === 'string' ? body.memory.thread : body.memory?.thread.id);
+    // Omitted: the caller's own id (streamOptions); given, it must be that id (assertThreadOwner).
     const resourceId = body.resourceId ?? body.memory?.resource;
-    if (!threadId || !resourceId) {
-      ctx.addIssue({ code: 'custom', message: 'threadId and resourceId (or memory.thread and memory.resource) are required' });
+    if (!threadId) {
+      ctx.addIssue({ code: 'custom', message: 'threadId (or memory.thread) is required' });
       return z.NEVER;
     }
     return { ...body, threadId, resourceId };
@@ -68,7 +69,8 @@ export const resumeBodySchema = z.object({ runId: id, toolCallId: toolCallId.opt
 export const sendToolApprovalBodySchema = z
   .object({
     threadId: threadIdSchema,
-    resourceId: id,
+    /** Omitted: the caller's own id; given, it must be that id. */
+    resourceId: id.optional(),
     toolCallId: toolCallId.optional(),
     approved: z.boolean(),
     ...approvalFields,
@@ -93,13 +95,23 @@ export const suspendedRunsQuerySchema = z.object({
 export type StreamBody = z.infer<typeof streamBodySchema>;
 
 /**
+ * Whether a stream/generate request may answer a suspended call by itself
+ * (`autoResumeSuspendedTools`: the body's flag, else the agent's default): such a request decides
+ * like send-tool-approval, so an API key needs `decisions:write` for it (the routes check).
+ */
+export function autoResumes(body: StreamBody, agentDefault: boolean | undefined): boolean {
+  return body.autoResumeSuspendedTools ?? agentDefault ?? false;
+}
+
+/**
  * The stream options of a stream/generate body.
- * @param requester the signed-in person: the run's requester, never taken from the body
+ * @param requester the signed-in person: the run's requester, never taken from the body; also the
+ *   run's resource when the body names none
  */
 export function streamOptions(body: StreamBody, requester: Actor) {
   return {
     threadId: body.threadId,
-    resourceId: body.resourceId,
+    resourceId: body.resourceId ?? requester.id,
     requester,
     requireToolApproval: body.requireToolApproval,
     autoResumeSuspendedTools: body.autoResumeSuspendedTools,

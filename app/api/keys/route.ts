@@ -5,9 +5,11 @@ import { otherMethods } from '@/lib/http/methods';
 
 /**
  * GET /api/keys: your API keys (never their secrets), newest first → `{ keys: ApiKeySummary[] }`.
- * POST /api/keys `{ name, scopes, expiresInDays?, rateLimitPerMinute? }` → 201 `{ key, secret }`;
- * the secret is shown this once. Signed-in session only (a key cannot manage keys).
- * Errors: 400 BAD_REQUEST, 401 UNAUTHENTICATED, 403 API_KEY_NOT_ALLOWED, 403 SCOPE_NOT_ALLOWED, 403 CSRF_ORIGIN.
+ * POST /api/keys `{ name, scopes, password, expiresInDays?, rateLimitPerMinute? }` → 201 `{ key, secret }`;
+ * the secret is shown this once; `password` is the person's current password, asked again. At most
+ * 10 active keys per person, 20 tries an hour. Signed-in session only (a key cannot manage keys).
+ * Errors: 400 BAD_REQUEST, 401 UNAUTHENTICATED, 403 API_KEY_NOT_ALLOWED, 403 INVALID_PASSWORD,
+ * 403 SCOPE_NOT_ALLOWED, 403 CSRF_ORIGIN, 409 TOO_MANY_KEYS, 429 RATE_LIMITED, 429 ACCOUNT_LOCKED.
  */
 export const GET = withErrors(async (request: Request) => {
   const actor = await requireActor(request);

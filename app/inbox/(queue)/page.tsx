@@ -68,7 +68,7 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
   const linked = typeof params.call === 'string' && !params.call.includes('\0') ? params.call.slice(0, 200) : undefined;
   const linkedItem = linked && !page.items.some((item) => item.id === linked) ? await getInboxItem(linked) : null;
   const items = linkedItem ? [linkedItem, ...page.items] : page.items;
-  const people = await displayNames([reviewer.id, ...items.flatMap((item) => [item.requester, ...(item.assignedTo ? [item.assignedTo] : [])])]);
+  const people = await displayNames([reviewer.id, ...items.flatMap((item) => [item.requester, ...(item.assignedTo ? [item.assignedTo] : []), ...item.approvedBy, ...item.withdrawnVotes.map((vote) => vote.userId)])]);
   // Whoever wins a decision is a reviewer, an admin or the requester: a conflict can always name them.
   for (const person of reviewers) people[person.id] ??= { name: person.name, email: person.email };
   return (

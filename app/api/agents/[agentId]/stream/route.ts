@@ -1,5 +1,5 @@
-import { streamBodySchema, streamInput, streamOptions } from '../../schema';
-import { requireActor } from '@/lib/auth/session';
+import { autoResumes, streamBodySchema, streamInput, streamOptions } from '../../schema';
+import { requireActor, requireScope } from '@/lib/auth/session';
 import { assertThreadOwner } from '@/lib/runs/access';
 import { getAgent } from '@/lib/runs/agents';
 import { readJson, withErrors } from '@/lib/http/errors';
@@ -13,6 +13,8 @@ export const POST = withErrors(async (request: Request, { params }: Params) => {
   const actor = await requireActor(request);
   const agent = getAgent((await params).agentId);
   const body = await readJson(request, streamBodySchema);
+  // Answering a suspended call by a new message is a decision: a key needs decisions:write for it.
+  if (autoResumes(body, agent.defaultOptions.autoResumeSuspendedTools)) requireScope(actor, 'decisions:write');
   await assertThreadOwner({ threadId: body.threadId, resourceId: body.resourceId, actor });
   // Counted once the request is well-formed and addresses something the person may reach.
   await consumeApiRateLimit('agents', actor.id);
