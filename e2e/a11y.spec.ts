@@ -103,6 +103,11 @@ test.describe('accessibility (axe, light and dark)', () => {
     await checkAccessible(page, 'inbox-edit');
     await page.getByRole('button', { name: 'Cancel' }).click();
 
+    // Every pointer target is at least 24×24 px (WCAG 2.5.8; axe's target-size), the row checkboxes included.
+    const box = await inbox.row(pending.tool_call_id).getByTestId('row-select').boundingBox();
+    expect(box!.width).toBeGreaterThanOrEqual(24);
+    expect(box!.height).toBeGreaterThanOrEqual(24);
+
     await page.getByTestId('inbox-decline').click();
     await expect(page.getByTestId('inbox-decline-reason')).toBeFocused();
     await checkAccessible(page, 'inbox-decline');
@@ -110,10 +115,43 @@ test.describe('accessibility (axe, light and dark)', () => {
 
     // The same components below 1024 px (the detail opens under its row); the phone-sized
     // navigation is checked on the audit page.
+    // The open forms at phone width too, and the filters panel and the bulk bar with its decline form.
     await page.setViewportSize(MOBILE);
     await expect(page.getByTestId('inbox-approve')).toBeVisible();
     await screenshotBoth(page, 'inbox-detail');
+    await page.getByTestId('inbox-edit').click();
+    await expect(page.getByTestId('inbox-edit-submit')).toBeVisible();
+    await checkAccessible(page, 'inbox-edit');
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByTestId('inbox-decline').click();
+    await expect(page.getByTestId('inbox-decline-reason')).toBeFocused();
+    await checkAccessible(page, 'inbox-decline');
+    await page.getByTestId('inbox-decline-reason').press('Escape');
+
+    await page.setViewportSize(DESKTOP);
+    await page.getByTestId('inbox-filters-toggle').click();
+    await expect(page.getByTestId('inbox-filters-apply')).toBeVisible();
+    await checkAccessible(page, 'inbox-filters-open');
+    await page.getByTestId('inbox-filters-toggle').click();
+    await inbox.row(pending.tool_call_id).getByTestId('row-select').click();
+    await page.getByTestId('bulk-decline').click();
+    await expect(page.getByTestId('bulk-decline-reason')).toBeFocused();
+    await checkAccessible(page, 'inbox-bulk-decline');
     await rita.close();
+  });
+
+  test('API reference (/docs/api), light and dark, desktop and phone', async ({ page }) => {
+    for (const size of [DESKTOP, MOBILE]) {
+      await page.setViewportSize(size);
+      await page.goto('/docs/api');
+      // Scalar renders the document after it loads; then a group opened, with its operations.
+      await expect(page.getByText('Countersign API').first()).toBeVisible();
+      await expect(page.getByRole('link', { name: 'Inbox', exact: true }).first()).toBeAttached();
+      await checkAccessible(page, 'docs-api');
+      await page.getByRole('button', { name: 'Open Group - Agents' }).first().click();
+      await expect(page.getByText('Approve a waiting call; streams the continuation').first()).toBeVisible();
+      await checkAccessible(page, 'docs-api-group-open');
+    }
   });
 
   test('audit, and the not-allowed and not-found pages', async ({ browser, page, request }) => {

@@ -134,10 +134,15 @@ test.describe('inbox history and search', () => {
     await page.goto('/inbox');
     await expect(page.getByTestId('inbox-row').first()).toBeVisible();
     await expect(page.locator(`[data-testid="inbox-row"][data-tool-call-id="${early.calls[0].tool_call_id}"]`)).toHaveCount(0);
-    // The quick search only sees the loaded page.
+    // The search box searches on the server too (Enter), beyond the loaded page; an empty search shows every call again.
     await page.locator('#inbox-search').fill(`Grace ${tag}`);
-    await expect(page.getByTestId('inbox-row')).toHaveCount(0);
+    await page.locator('#inbox-search').press('Enter');
+    await expect(page.getByTestId('inbox-row')).toHaveCount(1);
+    await expect(page.getByTestId('inbox-row')).toHaveAttribute('data-tool-call-id', early.calls[0].tool_call_id);
     await page.locator('#inbox-search').fill('');
+    await page.locator('#inbox-search').press('Enter');
+    await expect(page).not.toHaveURL(/[?&]q=/);
+    await expect(page.getByTestId('inbox-row')).toHaveCount(50);
 
     await page.getByTestId('inbox-filters-toggle').click();
     await page.getByRole('textbox', { name: 'Requester', exact: true }).fill(`grace ${tag}`);

@@ -97,7 +97,8 @@ export function RowCheckbox({ item, label, checked, onToggle }: { item: InboxIte
       checked={checked}
       onChange={() => {}}
       onClick={(event: MouseEvent<HTMLInputElement>) => onToggle(item, event.shiftKey)}
-      className="size-4 shrink-0 cursor-pointer accent-primary focus-visible:ring-2 focus-visible:ring-ring focus-visible:outline-none"
+      // 24×24 px: the smallest pointer target WCAG 2.5.8 allows (axe `target-size`) without spacing exceptions.
+      className="size-6 shrink-0 cursor-pointer accent-primary focus-visible:ring-2 focus-visible:ring-ring focus-visible:outline-none"
     />
   );
 }

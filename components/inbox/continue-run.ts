@@ -3,7 +3,15 @@ import { friendlyError, parseApiError, type FriendlyError } from '@/components/u
 import type { People } from '@/components/ui/describe';
 
 export type ContinueOutcome =
-  | { ok: true; text: string; paused: boolean; /** Set when the approval counted as one vote of a quorum. */ vote?: { approvals: number; quorum: number } }
+  | {
+      ok: true;
+      text: string;
+      paused: boolean;
+      /** Set when the approval counted as one vote of a quorum. */
+      vote?: { approvals: number; quorum: number };
+      /** The decided call's tool result in the continuation (its output, or its error text), when it ran. */
+      result?: { output?: unknown; errorText?: string };
+    }
   | { ok: false; error: FriendlyError };
 
 /**
@@ -12,7 +20,8 @@ export type ContinueOutcome =
  * a refused one a JSON error.
  *
  * @param path `/api/runs/{runId}/tool-calls/{toolCallId}/decision` or `.../resume`
- * @returns the continuation's text and whether it paused again, or the refusal as a sentence
+ * @returns the continuation's text, whether it paused again and the decided call's tool result
+ *   (the chunk for the tool call id in `path`), or the refusal as a sentence
  */
 export async function continueRun(path: string, body: unknown, people: People, viewerId: string): Promise<ContinueOutcome> {
   let response: Response;
@@ -33,6 +42,9 @@ export async function continueRun(path: string, body: unknown, people: People, v
   let paused = false;
   let vote: { approvals: number; quorum: number } | undefined;
   let streamError: string | undefined;
+  let result: { output?: unknown; errorText?: string } | undefined;
+  // The decided call's id, as the continuation's tool chunks name it.
+  const toolCallId = decodeURIComponent(path.match(/\/tool-calls\/([^/]+)\//)?.[1] ?? '');
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
@@ -41,6 +53,8 @@ export async function continueRun(path: string, body: unknown, people: People, v
     if (chunk.type === 'text-delta') text += chunk.delta;
     else if (chunk.type === 'text-end') text += ' ';
     else if (chunk.type === 'error') streamError = chunk.errorText;
+    else if (chunk.type === 'tool-output-available' && chunk.toolCallId === toolCallId) result = { output: chunk.output };
+    else if (chunk.type === 'tool-output-error' && chunk.toolCallId === toolCallId) result = { errorText: chunk.errorText };
     else if (chunk.type === 'data-tool-call-approval' || chunk.type === 'data-tool-call-suspended') {
       const data = chunk.data as { resumed?: boolean; quorum?: number; approvals?: number } | undefined;
       if (!data?.resumed) paused = true;
@@ -56,5 +70,5 @@ export async function continueRun(path: string, body: unknown, people: People, v
     };
   }
   text = text.trim();
-  return { ok: true, text, paused, ...(vote ? { vote } : {}) };
+  return { ok: true, text, paused, ...(vote ? { vote } : {}), ...(result ? { result } : {}) };
 }

@@ -1,7 +1,9 @@
 'use client';
 
-import { History, Info, Signature } from 'lucide-react';
+import { ChevronDown, History, Info, Signature } from 'lucide-react';
 import Link from 'next/link';
+import { useState } from 'react';
+import { DoneDetail } from './done-detail';
 import { InboxFilters, type InboxFilterValues } from './inbox-filters';
 import { InboxLists } from './lists';
 import { outcomeOf } from './outcome';
@@ -29,11 +31,13 @@ export interface DoneViewProps {
 
 /**
  * The Done tab: decided calls, newest decision first — what was asked, who decided, when, the
- * outcome and the reason — filtered on the server (see InboxFilters). Decisions are final; the
+ * outcome and the reason — filtered on the server (see InboxFilters). Each opens read-only (Details)
+ * with its arguments, its decision and what the tool returned (DoneDetail). Decisions are final; the
  * page says so, and where a declined call's reason went (the requester's chat).
  */
 export function DoneView({ entries, nextCursor, olderPage, filters, filterError, options, viewer, people }: DoneViewProps) {
   const query = new URLSearchParams([['view', 'done'], ...Object.entries(filters).filter(([, value]) => value)]);
+  const [open, setOpen] = useState<string | null>(null);
   return (
     <div className="flex min-h-dvh flex-col">
       <header className="flex h-14 shrink-0 items-center gap-2 border-b border-border px-3 md:px-4">
@@ -89,6 +93,17 @@ export function DoneView({ entries, nextCursor, olderPage, filters, filterError,
                     </Badge>
                     <BidiWarning value={[entry.reason, entry.args, entry.editedArgs]} compact />
                     <RelativeTime iso={entry.at} className="ml-auto shrink-0 text-xs text-muted-foreground" />
+                    <button
+                      type="button"
+                      data-testid="done-open"
+                      aria-expanded={open === entry.id}
+                      aria-controls={`done-detail-${entry.id}`}
+                      onClick={() => setOpen(open === entry.id ? null : entry.id)}
+                      className="inline-flex min-h-6 shrink-0 items-center gap-1 rounded px-1.5 text-xs text-primary hover:underline focus-visible:ring-2 focus-visible:ring-ring focus-visible:outline-none"
+                    >
+                      Details<span className="sr-only"> of {entry.toolName}</span>
+                      <ChevronDown className={open === entry.id ? 'size-3 rotate-180' : 'size-3'} aria-hidden />
+                    </button>
                   </div>
                   <p className="min-w-0 text-sm break-words">
                     <bdi>{entry.editedArgs ? describeToolCall(entry.toolName, entry.editedArgs) : (entry.description?.title ?? describeToolCall(entry.toolName, entry.args))}</bdi>
@@ -105,6 +120,7 @@ export function DoneView({ entries, nextCursor, olderPage, filters, filterError,
                       <span className="text-muted-foreground">Reason: </span>“<bdi>{revealBidi(entry.reason)}</bdi>”
                     </p>
                   ) : null}
+                  {open === entry.id ? <DoneDetail entry={entry} people={people} id={`done-detail-${entry.id}`} /> : null}
                 </li>
               );
             })}

@@ -4,6 +4,7 @@ import { Check, Copy, LoaderCircle, Pencil, Undo2, X } from 'lucide-react';
 import { useEffect, useId, useMemo, useRef, type ReactNode } from 'react';
 import { toast } from 'sonner';
 import { AssignmentControls, type Reviewer } from './assignment';
+import { LeftOutcome } from './call-outcome';
 import { CallContextPanel, RiskBadge } from './call-context';
 import { ApproverBadge } from './inbox-row';
 import { whyCannotDecide, type InboxAction, type InboxItem } from './types';
@@ -20,6 +21,12 @@ import { useModifierKeyLabel } from '@/components/ui/modifier-key';
 import { LocalTime, RelativeTime } from '@/components/ui/time';
 
 export type DetailMode = 'idle' | 'decline' | 'edit';
+
+/**
+ * The decision area at the foot of the detail, kept in view while the detail scrolls (sticky to the
+ * bottom of its scroller): at 1280×800 the buttons sat 300 px below the fold under a long context.
+ */
+const ACTION_BAR = 'sticky bottom-0 z-10 -mx-4 border-t border-border bg-background px-4 py-3 lg:-mx-6 lg:px-6';
 
 export interface InboxDetailProps {
   item: InboxItem;
@@ -82,8 +89,9 @@ export function InboxDetail(props: InboxDetailProps) {
   ) : null;
   return (
     <section aria-label={`Details: ${item.toolName}`} className="flex max-w-3xl flex-col gap-4 p-4 lg:p-6">
-      {/* A call that is no longer waiting says so first, and offers nothing to do but refresh. */}
+      {/* A call that is no longer waiting says so first — and who decided it, or took it — and offers nothing to do but refresh. */}
       {stale ? notice : null}
+      {stale ? <LeftOutcome call={{ runId: item.runId, toolCallId: item.toolCallId }} /> : null}
       <header className="flex flex-col gap-1.5">
         <div className="flex flex-wrap items-center gap-2">
           <span className="font-mono text-sm font-semibold">{item.toolName}</span>
@@ -167,15 +175,26 @@ export function InboxDetail(props: InboxDetailProps) {
 
       {stale ? null : notice}
 
-      {stale ? null : cannot === 'escalated' ? (
-        <div className="flex flex-col gap-2 rounded-lg border border-border p-4" data-testid="escalated-notice">
+      {stale ? null : cannot === 'voted' && item.quorum ? (
+        <div className={ACTION_BAR} data-testid="quorum-waiting" role="status">
+          <p className="text-sm">
+            <strong className="font-medium">
+              {item.approvedBy.length} of {item.quorum} approvals —{' '}
+              {item.quorum - item.approvedBy.length === 1 ? 'waiting for another reviewer' : `waiting for ${item.quorum - item.approvedBy.length} more reviewers`}.
+            </strong>{' '}
+            You approved this; it runs once {item.quorum - item.approvedBy.length === 1 ? 'another reviewer approves' : 'other reviewers approve'} it, and
+            one decline ends it. There is nothing more for you to do here.
+          </p>
+        </div>
+      ) : cannot === 'escalated' ? (
+        <div className={ACTION_BAR} data-testid="escalated-notice">
           <p className="text-sm">
             <strong className="font-medium">Escalated to admins.</strong> Nobody decided this call by its deadline, so only an admin can approve or
             decline it now.
           </p>
         </div>
       ) : cannot === 'own-request' ? (
-        <div className="flex flex-col gap-2 rounded-lg border border-border p-4" data-testid="own-request">
+        <div className={`flex flex-col gap-2 ${ACTION_BAR}`} data-testid="own-request">
           <p className="text-sm">
             <strong className="font-medium">You asked for this action</strong>, so another reviewer must decide it (four-eyes). It waits in their
             inbox; you can withdraw it while it waits.
@@ -222,7 +241,7 @@ export function InboxDetail(props: InboxDetailProps) {
           />
         </div>
       ) : declining ? (
-        <div className="flex flex-col gap-2 rounded-lg border border-border p-4">
+        <div className={`flex flex-col gap-2 ${ACTION_BAR}`} data-testid="inbox-decline-form">
           <label htmlFor={reasonId} className="text-sm font-medium">
             Reason for declining <span className="font-normal text-muted-foreground">(the agent and the requester see it)</span>
           </label>
@@ -266,7 +285,7 @@ export function InboxDetail(props: InboxDetailProps) {
           </div>
         </div>
       ) : (
-        <div className="flex flex-wrap items-center gap-2">
+        <div className={`flex flex-wrap items-center gap-2 ${ACTION_BAR}`} data-testid="inbox-actions">
           <Button variant="primary" data-testid="inbox-approve" disabled={busy} onClick={() => onAction({ type: 'approve' })}>
             {acting === 'approve' ? <LoaderCircle className="animate-spin" aria-hidden /> : <Check aria-hidden />}
             Approve

@@ -26,14 +26,17 @@ export function InboxFilters({
   values,
   options,
   sort = 'newest',
+  keep = {},
 }: {
   list: 'pending' | 'unknown' | 'done';
   values: InboxFilterValues;
   options: { agents: string[]; tools: string[] };
   /** The waiting lists' order, kept when the filters change. */
   sort?: string;
+  /** Other parameters of the waiting lists kept when the filters change: the queue and the search (`q`). */
+  keep?: Record<string, string>;
 }) {
-  const order: Record<string, string> = list !== 'done' && sort !== 'newest' ? { sort } : {};
+  const order: Record<string, string> = list !== 'done' && sort !== 'newest' ? { sort, ...keep } : { ...keep };
   return (
     <SearchFilters
       action="/inbox"

@@ -13,13 +13,14 @@ import { ShortcutsDialog } from './shortcuts';
 import { BulkBar, decideEach, RowCheckbox, useSelection, type BulkOutcome } from './bulk';
 import { QUEUE_TABS, queueHref } from './queues';
 import { compareFor } from './sort';
-import { InboxToolbar, matchesSearch, type KindFilter } from './toolbar';
+import { InboxToolbar, type KindFilter } from './toolbar';
+import { toolResultText } from './tool-result';
 import { useInboxKeys } from './use-inbox-keys';
 import { useInboxRefresh } from './live-refresh';
 import { InboxEmpty, InboxPager, UnknownOutcome } from './list-parts';
 import type { InboxAction, InboxItem } from './types';
 import { LEFT_WHILE_OPEN, useLeftWhileOpen } from './use-left-while-open';
-import type { InboxQueue } from '@/lib/inbox/queries';
+import type { InboxCounts, InboxQueue } from '@/lib/inbox/queries';
 import type { InboxSort } from '@/lib/inbox/sorts';
 import type { FriendlyError } from '@/components/ui/api-error';
 import { cn } from '@/components/ui/cn';
@@ -42,12 +43,15 @@ export interface InboxViewProps {
   queue: InboxQueue;
   /** The order of the list, from the URL (`?sort=`; default newest first). */
   sort?: InboxSort;
-  queueCounts: Record<InboxQueue, number>;
+  /** Waiting calls per queue and per kind of the queue shown, under the list's filters and search (inboxQueueCounts). */
+  queueCounts: InboxCounts;
   queueCap: number;
   /** Reviewers and admins a call can be assigned to. */
   reviewers: Reviewer[];
   /** The call to open first (`?call=<id>`), e.g. after claiming it; else the newest. */
   initialCallId?: string;
+  /** The search box's words (`?q=`), searched on the server like the filters. */
+  search?: string;
   /** Server-side filters from the URL, and what they offer (see InboxFilters). */
   searchFilters?: InboxFilterValues;
   filterOptions?: { agents: string[]; tools: string[] };
@@ -59,18 +63,18 @@ export interface InboxViewProps {
  * The reviewer's queue, like a mail client: rows on the left, the selected call's detail on the
  * right (inline under the row on narrow screens). Keys: j/k move, a approve, d decline, e edit, / search.
  */
-export function InboxView({ items, status, nextCursor, olderPage, viewer, people, queue, sort = 'newest', queueCounts, queueCap, reviewers, initialCallId, searchFilters, filterOptions, filterError }: InboxViewProps) {
-  const filtered = Boolean(searchFilters && Object.values(searchFilters).some(Boolean));
+export function InboxView({ items, status, nextCursor, olderPage, viewer, people, queue, sort = 'newest', queueCounts, queueCap, reviewers, initialCallId, search = '', searchFilters, filterOptions, filterError }: InboxViewProps) {
+  const filtered = Boolean(search || (searchFilters && Object.values(searchFilters).some(Boolean)));
   // The list, its queue and its filters, for the page links (a cursor is only valid with the same filters).
   const listQuery = new URLSearchParams([
     ...(status === 'unknown' ? [['status', status]] : []),
     ...(status === 'pending' && queue !== 'all' ? [['queue', queue]] : []),
     ...(sort !== 'newest' ? [['sort', sort]] : []),
     ...Object.entries(searchFilters ?? {}).filter(([, value]) => value),
+    ...(search ? [['q', search]] : []),
   ]);
   const router = useRouter();
   const [kind, setKind] = useState<KindFilter>('all');
-  const [query, setQuery] = useState('');
   const [selectedId, setSelectedId] = useState<string | null>(
     (initialCallId && items.some((item) => item.id === initialCallId) ? initialCallId : items[0]?.id) ?? null,
   );
@@ -102,19 +106,22 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
     return [...items, ...ghosts].sort(compareFor(sort));
   }, [items, stale, sort]);
 
-  // Counted on this page (the list is keyset-paged, without a total): "at least" when older pages follow.
+  // The waiting list counts on the server, under the same queue, filters and search as the list
+  // (the header and the tab of the queue shown say the same number); the outcome-unknown list counts
+  // the page shown, "at least" when older pages follow.
   const counts = useMemo(() => {
+    if (status === 'pending') {
+      const text = (n: number) => (n >= queueCap ? `${queueCap - 1}+` : String(n));
+      return { all: text(queueCounts[queue]), approval: text(queueCounts.kinds.approval), suspension: text(queueCounts.kinds.suspension) };
+    }
     const atLeast = (n: number) => (nextCursor ? `${n}+` : String(n));
     return {
       all: atLeast(items.length),
       approval: atLeast(items.filter((item) => item.kind === 'approval').length),
       suspension: atLeast(items.filter((item) => item.kind === 'suspension').length),
     };
-  }, [items, nextCursor]);
-  const visible = useMemo(
-    () => all.filter((item) => (kind === 'all' || item.kind === kind) && matchesSearch(item, query.trim(), people)),
-    [all, kind, query, people],
-  );
+  }, [status, queueCounts, queue, queueCap, items, nextCursor]);
+  const visible = useMemo(() => all.filter((item) => kind === 'all' || item.kind === kind), [all, kind]);
 
   // Keep a selection: when the selected row leaves (decided), move to its neighbour.
   const lastIndex = useRef(0);
@@ -176,7 +183,12 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
       const verb = action.type === 'approve' ? 'Approved' : action.type === 'decline' ? 'Declined' : action.type === 'withdraw' ? 'Withdrawn' : 'Answered';
       // An edited call is named by what ran: its edited arguments (the stored description is of the asked ones).
       const edited = action.type === 'approve' && action.args !== undefined;
-      toast.success(`${verb}: ${callTitle(edited ? { toolName: item.toolName, args: action.args } : item)}`, {
+      const title = callTitle(edited ? { toolName: item.toolName, args: action.args } : item);
+      // The decision went through, but the tool did not do it: say so, not a green "Approved".
+      const result = outcome.result ? toolResultText(outcome.result) : null;
+      if (result && result.outcome !== 'done') {
+        toast.warning(`${verb} — the tool ${result.outcome === 'refused' ? 'refused' : 'failed'}: ${result.text}`, { description: title });
+      } else toast.success(`${verb}: ${title}`, {
         description: outcome.vote
           ? `Your approval counted: ${outcome.vote.approvals} of ${outcome.vote.quorum}. It runs once ${outcome.vote.quorum - outcome.vote.approvals} more reviewer(s) approve.`
           : outcome.paused
@@ -241,7 +253,7 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
     ticked: selection.selected.size > 0,
     select,
     openSheet: () => setShortcutsOpen(true),
-    openQueue: (index) => router.push(queueHref(QUEUE_TABS[index].key, sort)),
+    openQueue: (index) => router.push(queueHref(QUEUE_TABS[index].key, sort, listQuery)),
     clearTicks: selection.clear,
     toggleTick: selection.toggle,
     assign: (item, assignee) => void assignSelected(item, assignee),
@@ -278,8 +290,7 @@ export function InboxView({ items, status, nextCursor, olderPage, viewer, people
           kind={kind}
           onKind={setKind}
           counts={counts}
-          query={query}
-          onQuery={setQuery}
+          search={search}
           searchRef={searchRef}
           searchFilters={searchFilters}
           filterOptions={filterOptions}

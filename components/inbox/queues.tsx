@@ -11,9 +11,14 @@ export const QUEUE_TABS: { key: InboxQueue; label: string; empty: string }[] = [
   { key: 'requested', label: 'My requests', empty: 'Nothing you asked for is waiting.' },
 ];
 
-/** The page URL of a queue (the URL holds the queue and the order, so it can be shared and reloaded). */
-export function queueHref(queue: InboxQueue, sort: InboxSort = 'newest'): string {
-  const params = new URLSearchParams([...(queue === 'all' ? [] : [['queue', queue]]), ...(sort === 'newest' ? [] : [['sort', sort]])]);
+/**
+ * The page URL of a queue (the URL holds the queue, the order, the filters and the search, so it can
+ * be shared and reloaded). The first page: a cursor belongs to one queue.
+ * @param keep the list's current query, whose filters and search (`q`) the queue keeps
+ */
+export function queueHref(queue: InboxQueue, sort: InboxSort = 'newest', keep?: URLSearchParams): string {
+  const kept = [...(keep ?? [])].filter(([key]) => !['queue', 'sort', 'cursor', 'status', 'call'].includes(key));
+  const params = new URLSearchParams([...(queue === 'all' ? [] : [['queue', queue]]), ...(sort === 'newest' ? [] : [['sort', sort]]), ...kept]);
   return params.size > 0 ? `/inbox?${params}` : '/inbox';
 }
 
@@ -22,14 +27,26 @@ function countText(count: number, cap: number): string {
   return count >= cap ? `${cap - 1}+` : String(count);
 }
 
-/** Tabs "For me", "Unassigned", "All", "My requests", each with its count of waiting calls. */
-export function QueueTabs({ current, counts, cap, sort = 'newest' }: { current: InboxQueue; counts: Record<InboxQueue, number>; cap: number; sort?: InboxSort }) {
+/** Tabs "For me", "Unassigned", "All", "My requests", each with its count of waiting calls under the list's filters and search (kept by the links). */
+export function QueueTabs({
+  current,
+  counts,
+  cap,
+  sort = 'newest',
+  keep,
+}: {
+  current: InboxQueue;
+  counts: Record<InboxQueue, number>;
+  cap: number;
+  sort?: InboxSort;
+  keep?: URLSearchParams;
+}) {
   return (
     <nav aria-label="Queues" className="flex rounded-md border border-border p-0.5 text-sm">
       {QUEUE_TABS.map((tab) => (
         <Link
           key={tab.key}
-          href={queueHref(tab.key, sort)}
+          href={queueHref(tab.key, sort, keep)}
           aria-current={current === tab.key ? 'page' : undefined}
           data-testid={`queue-${tab.key}`}
           className={cn(

@@ -1,6 +1,7 @@
 'use client';
 
 import { Search } from 'lucide-react';
+import { useRouter } from 'next/navigation';
 import type { RefObject } from 'react';
 import { InboxFilters, type InboxFilterValues } from './inbox-filters';
 import { InboxLists } from './lists';
@@ -10,10 +11,8 @@ import type { InboxQueue } from '@/lib/inbox/queries';
 import type { InboxSort } from '@/lib/inbox/sorts';
 import { cn } from '@/components/ui/cn';
 import { Input } from '@/components/ui/textarea';
-import { personName, summarizeArgs, type People } from '@/components/ui/describe';
-import type { InboxItem } from './types';
 
-/** Which kinds of call the list shows (a filter of the page in hand, not of the server's query). */
+/** Which kinds of call the list shows (a filter of the page in hand; its counts are the server's). */
 export type KindFilter = 'all' | 'approval' | 'suspension';
 
 const KIND_FILTERS: { key: KindFilter; label: string }[] = [
@@ -32,10 +31,10 @@ export interface InboxToolbarProps {
   listQuery: URLSearchParams;
   kind: KindFilter;
   onKind: (kind: KindFilter) => void;
-  /** Rows of each kind on this page ("3+" when older pages follow). */
+  /** Calls of each kind (waiting list: counted on the server under the filters; outcome unknown: this page, "3+" when older pages follow). */
   counts: Record<KindFilter, string>;
-  query: string;
-  onQuery: (query: string) => void;
+  /** The search's words in the URL (`?q=`). */
+  search: string;
   searchRef: RefObject<HTMLInputElement | null>;
   searchFilters?: InboxFilterValues;
   filterOptions?: { agents: string[]; tools: string[] };
@@ -43,56 +42,46 @@ export interface InboxToolbarProps {
 }
 
 /**
- * The bar above the inbox's list: the queue tabs (waiting list only), the order, the kind of call,
- * the list (Waiting, Outcome unknown, Done), the search of this page (`/` focuses it, Esc leaves
- * it), the server-side filters, and a sentence for filters of the link that could not be read.
+ * The bar above the inbox's list, in two rows at desktop width: the queue tabs (waiting list only),
+ * the lists (Waiting, Outcome unknown, Done) and the search; then the order, the kind of call and the
+ * server-side filters (whose panel opens below them), and a sentence for filters of the link that
+ * could not be read.
  */
 export function InboxToolbar(props: InboxToolbarProps) {
   const { status, queue, sort, kind, counts, searchFilters, filterOptions, filterError } = props;
+  // What the filter form keeps of the list: its queue and search (the order it keeps itself).
+  const keep = Object.fromEntries([...props.listQuery].filter(([key]) => key === 'queue' || key === 'q'));
   return (
-    <div className="flex shrink-0 flex-wrap items-center gap-2 border-b border-border px-3 py-2 md:px-4">
-      {status === 'pending' ? <QueueTabs current={queue} counts={props.queueCounts} cap={props.queueCap} sort={sort} /> : null}
-      <SortSelect value={sort} listQuery={props.listQuery} />
-      <div role="group" aria-label="Show" className="flex rounded-md border border-border p-0.5">
-        {KIND_FILTERS.map((filter) => (
-          <button
-            key={filter.key}
-            type="button"
-            aria-pressed={kind === filter.key}
-            onClick={() => props.onKind(filter.key)}
-            className={cn(
-              'rounded px-2.5 py-1 text-sm focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring',
-              kind === filter.key ? 'bg-muted font-medium' : 'text-muted-foreground hover:text-foreground',
-            )}
-          >
-            {filter.label} <span className="text-xs text-muted-foreground">{counts[filter.key]}</span>
-          </button>
-        ))}
+    <div className="flex shrink-0 flex-col gap-2 border-b border-border px-3 py-2 md:px-4" data-testid="inbox-toolbar">
+      <div className="flex flex-wrap items-center gap-2">
+        {status === 'pending' ? <QueueTabs current={queue} counts={props.queueCounts} cap={props.queueCap} sort={sort} keep={props.listQuery} /> : null}
+        <InboxLists current={status} />
+        <SearchBox search={props.search} listQuery={props.listQuery} searchRef={props.searchRef} />
       </div>
-      <InboxLists current={status} />
-      <div className="relative min-w-40 flex-1 sm:max-w-xs">
-        <Search className="pointer-events-none absolute top-1/2 left-2.5 size-4 -translate-y-1/2 text-muted-foreground" aria-hidden />
-        <label htmlFor="inbox-search" className="sr-only">
-          Filter the calls on this page by tool, agent, requester or arguments
-        </label>
-        <Input
-          id="inbox-search"
-          ref={props.searchRef}
-          type="search"
-          value={props.query}
-          onChange={(event) => props.onQuery(event.target.value)}
-          onKeyDown={(event) => {
-            if (event.key === 'Escape') event.currentTarget.blur();
-          }}
-          placeholder="Search  ( / )"
-          className="pl-8"
-        />
-      </div>
-      {searchFilters && filterOptions ? (
-        <div className="w-full">
-          <InboxFilters list={status} values={searchFilters} options={filterOptions} sort={sort} />
+      <div className="flex flex-wrap items-start gap-2">
+        <SortSelect value={sort} listQuery={props.listQuery} />
+        <div role="group" aria-label="Show" className="flex rounded-md border border-border p-0.5">
+          {KIND_FILTERS.map((filter) => (
+            <button
+              key={filter.key}
+              type="button"
+              aria-pressed={kind === filter.key}
+              onClick={() => props.onKind(filter.key)}
+              className={cn(
+                'rounded px-2.5 py-1 text-sm whitespace-nowrap focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring',
+                kind === filter.key ? 'bg-muted font-medium' : 'text-muted-foreground hover:text-foreground',
+              )}
+            >
+              {filter.label} <span className="text-xs text-muted-foreground">{counts[filter.key]}</span>
+            </button>
+          ))}
         </div>
-      ) : null}
+        {searchFilters && filterOptions ? (
+          <div className="min-w-0 flex-1">
+            <InboxFilters list={status} values={searchFilters} options={filterOptions} sort={sort} keep={keep} />
+          </div>
+        ) : null}
+      </div>
       {filterError ? (
         <p role="alert" className="w-full text-sm text-destructive" data-testid="inbox-filters-error">
           {filterError}
@@ -102,14 +91,46 @@ export function InboxToolbar(props: InboxToolbarProps) {
   );
 }
 
-/** Whether a call matches the quick search: every word of `query` in its tool, agent, chain, requester or arguments. */
-export function matchesSearch(item: InboxItem, query: string, people: People): boolean {
-  if (!query) return true;
-  const haystack = [item.toolName, item.agentId, item.chain.join(' '), personName(item.requester, people), item.requester, summarizeArgs(item.args, 500)]
-    .join(' ')
-    .toLowerCase();
-  return query
-    .toLowerCase()
-    .split(/\s+/)
-    .every((word) => haystack.includes(word));
+/**
+ * The search box: a GET search of every waiting call on the server (`?q=`, with the queue, order
+ * and filters kept; a new search starts at the first page). Enter searches; an empty search shows
+ * every call again. `/` focuses it, Esc leaves it.
+ */
+function SearchBox({ search, listQuery, searchRef }: { search: string; listQuery: URLSearchParams; searchRef: RefObject<HTMLInputElement | null> }) {
+  const router = useRouter();
+  return (
+    <form
+      role="search"
+      action="/inbox"
+      method="get"
+      className="relative min-w-48 flex-1 sm:max-w-sm"
+      onSubmit={(event) => {
+        event.preventDefault();
+        const words = String(new FormData(event.currentTarget).get('q') ?? '').trim();
+        const params = new URLSearchParams([...listQuery].filter(([key]) => key !== 'q' && key !== 'cursor'));
+        if (words) params.set('q', words);
+        router.push(params.size > 0 ? `/inbox?${params}` : '/inbox');
+      }}
+    >
+      <Search className="pointer-events-none absolute top-1/2 left-2.5 size-4 -translate-y-1/2 text-muted-foreground" aria-hidden />
+      <label htmlFor="inbox-search" className="sr-only">
+        Search every waiting call by tool, agent, requester or arguments
+      </label>
+      <Input
+        // A new search from the URL (back, a link) shows in the box.
+        key={search}
+        id="inbox-search"
+        name="q"
+        ref={searchRef}
+        type="search"
+        defaultValue={search}
+        maxLength={200}
+        onKeyDown={(event) => {
+          if (event.key === 'Escape') event.currentTarget.blur();
+        }}
+        placeholder="Search all calls  ( / )"
+        className="pl-8"
+      />
+    </form>
+  );
 }

@@ -13,11 +13,14 @@ export type InboxAction =
 /**
  * Why the viewer may not approve or decline this call, or null when they may: `own-request` — their
  * own reviewer-only request (four-eyes); `escalated` — a deadline escalated it to a role they lack
- * (admins). The server enforces both (FOUR_EYES, ESCALATED_TO_ADMINS); this only hides the buttons.
+ * (admins); `voted` — a quorum call they already approved, waiting for other reviewers' votes. The
+ * server enforces all three (FOUR_EYES, ESCALATED_TO_ADMINS, ALREADY_VOTED); this shows why instead
+ * of the buttons.
  */
-export function whyCannotDecide(item: InboxItem, viewer: { id: string; role: string }): 'own-request' | 'escalated' | null {
+export function whyCannotDecide(item: InboxItem, viewer: { id: string; role: string }): 'own-request' | 'escalated' | 'voted' | null {
   if (item.approvers === 'reviewer' && item.requester === viewer.id) return 'own-request';
   if (item.assignedToRole && item.assignedToRole !== viewer.role) return 'escalated';
+  if (item.quorum && item.approvedBy.includes(viewer.id)) return 'voted';
   return null;
 }
 

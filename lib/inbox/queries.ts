@@ -1,6 +1,6 @@
 import 'server-only';
 import { z } from 'zod';
-import { dateBound, peopleMatching } from '@/lib/audit/queries';
+import { containsPattern, dateBound, peopleMatching } from '@/lib/audit/queries';
 import { ApiError } from '@/lib/http/errors';
 import { queryText } from '@/lib/http/query';
 import { afterPosition, decodeCursor, encodeCursor, type KeysetPosition } from '@/lib/http/keyset';
@@ -108,12 +108,58 @@ export const inboxQuerySchema = z.object({
   from: dateBound(false),
   /** Asked before the end of this day / at or before this instant (stored as the exclusive end). */
   to: dateBound(true),
+  /**
+   * The search box: every word (at most SEARCH_WORDS, split on spaces) must appear in the call's
+   * tool, agent or arguments, or in its requester's name or email (case-insensitive substrings; see searchCondition).
+   */
+  q: queryText(200)
+    .transform((value) => value.trim() || undefined)
+    .optional(),
 });
 export type InboxQuery = z.infer<typeof inboxQuerySchema>;
 
+/** The filters of an inbox list (everything of InboxQuery that narrows it, not the queue, order or page). */
+export type InboxFilters = Pick<InboxQuery, 'agentId' | 'toolName' | 'requester' | 'from' | 'to' | 'q'>;
+
+/** Words of a search that count; more are ignored (each is one more condition). */
+export const SEARCH_WORDS = 8;
+
+/**
+ * The search box's condition: each word (the first SEARCH_WORDS) is a case-insensitive substring of
+ * `lower(tool_name || ' ' || agent_id || ' ' || args::text)` — exactly the expression of the trigram
+ * index `pending_tool_calls_search_trgm_idx` — or of the requester's name or email (peopleMatching).
+ * Bounded either way: the planner reads the trigram index where its statistics say the words are
+ * rare, and otherwise walks the list's own order index and stops at the page's LIMIT (a word most
+ * calls contain fills a page at once); the counts stop at QUEUE_COUNT_CAP.
+ */
+export function searchCondition(q: string): Prisma.Sql {
+  const words = q.split(/\s+/).filter(Boolean).slice(0, SEARCH_WORDS);
+  if (words.length === 0) return Prisma.sql`TRUE`;
+  return Prisma.join(
+    words.map(
+      (word) =>
+        // The people as an array computed once (an InitPlan), so both sides of the OR are index conditions (a BitmapOr).
+        Prisma.sql`(lower(p.tool_name || ' ' || p.agent_id || ' ' || p.args::text) LIKE ${containsPattern(word.toLowerCase())} OR p.requested_by = ANY(ARRAY${peopleMatching(word)}))`,
+    ),
+    ' AND ',
+  );
+}
+
+/** The SQL conditions of an inbox list's filters (tool, agent, requester, dates, search) over `pending_tool_calls p`. */
+function filterConditions(query: InboxFilters): Prisma.Sql[] {
+  const filters: Prisma.Sql[] = [];
+  if (query.agentId) filters.push(Prisma.sql`p.agent_id = ${query.agentId}`);
+  if (query.toolName) filters.push(Prisma.sql`p.tool_name = ${query.toolName}`);
+  if (query.requester) filters.push(Prisma.sql`p.requested_by IN ${peopleMatching(query.requester)}`);
+  if (query.from) filters.push(Prisma.sql`p.created_at >= ${query.from.toISOString()}::timestamptz`);
+  if (query.to) filters.push(Prisma.sql`p.created_at < ${query.to.toISOString()}::timestamptz`);
+  if (query.q) filters.push(searchCondition(query.q));
+  return filters;
+}
+
 /**
  * The statement behind one inbox page: calls of `status` matching the filters (tool, agent,
- * requester by name or email, date range) in the order of `query.sort`, keyset-paged by a row
+ * requester by name or email, date range, search words: filterConditions) in the order of `query.sort`, keyset-paged by a row
  * comparison that an index serves as an index condition at any depth (no OFFSET):
  * - `newest`: (created_at DESC, id DESC) on `(status, created_at DESC, id DESC)` — or, with a tool
  *   filter, `(status, tool_name, created_at DESC, id DESC)`;
@@ -124,12 +170,7 @@ export type InboxQuery = z.infer<typeof inboxQuerySchema>;
  * next page exists.
  */
 export function inboxPageQuery(query: InboxQuery, after: InboxPosition | KeysetPosition | null, viewer: InboxViewer = null): Prisma.Sql {
-  const filters: Prisma.Sql[] = [queueCondition(query.queue ?? 'all', viewer)];
-  if (query.agentId) filters.push(Prisma.sql`p.agent_id = ${query.agentId}`);
-  if (query.toolName) filters.push(Prisma.sql`p.tool_name = ${query.toolName}`);
-  if (query.requester) filters.push(Prisma.sql`p.requested_by IN ${peopleMatching(query.requester)}`);
-  if (query.from) filters.push(Prisma.sql`p.created_at >= ${query.from.toISOString()}::timestamptz`);
-  if (query.to) filters.push(Prisma.sql`p.created_at < ${query.to.toISOString()}::timestamptz`);
+  const filters: Prisma.Sql[] = [queueCondition(query.queue ?? 'all', viewer), ...filterConditions(query)];
   const order = sortSql(query.sort ?? 'newest', after && ('sortAt' in after ? after : { ...after, sortAt: after.createdAt }));
   return Prisma.sql`
     SELECT ${pendingColumns('p')}, p.assigned_to AS "assignedTo", ${withdrawnVotesColumn('p')}, ${order.key} AS "sortAt" FROM pending_tool_calls p
@@ -211,18 +252,34 @@ export function queueCondition(queue: InboxQueue, viewer: InboxViewer): Prisma.S
 /** Counts above this are shown as "999+": each queue's count stops there, so it stays cheap at any size. */
 export const QUEUE_COUNT_CAP = 1_000;
 
+/** What the inbox counts: waiting calls in each queue, and of each kind in the queue shown. */
+export type InboxCounts = Record<InboxQueue, number> & { kinds: Record<'approval' | 'suspension', number> };
+
 /**
- * How many calls wait in each queue for the viewer (pending calls only), each counted up to
- * QUEUE_COUNT_CAP rows in one statement.
- * @returns counts by queue; a count equal to QUEUE_COUNT_CAP means "at least that many"
+ * How many calls wait in each queue for the viewer (pending calls only) under the list's filters
+ * (the same conditions as the list: filterConditions), and how many of each kind wait in `queue`
+ * — so the header, the queue tabs and the kind buttons all count what the list would page through.
+ * Each count stops at QUEUE_COUNT_CAP rows; one statement.
+ * @param filters the list's filters (none: every waiting call)
+ * @param queue the queue shown, whose calls the kind counts split (default `all`)
+ * @returns counts by queue and, under `kinds`, by kind; a count equal to QUEUE_COUNT_CAP means "at least that many"
  */
-export async function inboxQueueCounts(viewer: Exclude<InboxViewer, null>, db: PrismaClient = prisma()): Promise<Record<InboxQueue, number>> {
-  const count = (queue: InboxQueue) => Prisma.sql`(SELECT count(*)::int FROM (
-      SELECT 1 FROM pending_tool_calls p WHERE p.status = 'pending' AND p.kind IN ('approval', 'suspension') AND ${queueCondition(queue, viewer)}
+export async function inboxQueueCounts(
+  viewer: Exclude<InboxViewer, null>,
+  filters: InboxFilters = {},
+  queue: InboxQueue = 'all',
+  db: PrismaClient = prisma(),
+): Promise<InboxCounts> {
+  const conditions = filterConditions(filters);
+  const where = conditions.length > 0 ? Prisma.sql`AND ${Prisma.join(conditions, ' AND ')}` : Prisma.empty;
+  const count = (inQueue: InboxQueue, kinds: Prisma.Sql = Prisma.sql`('approval', 'suspension')`) => Prisma.sql`(SELECT count(*)::int FROM (
+      SELECT 1 FROM pending_tool_calls p WHERE p.status = 'pending' AND p.kind IN ${kinds} AND ${queueCondition(inQueue, viewer)} ${where}
       LIMIT ${QUEUE_COUNT_CAP}) x)`;
-  const [row] = await db.$queryRaw<Record<InboxQueue, number>[]>`
-    SELECT ${count('mine')} AS mine, ${count('unassigned')} AS unassigned, ${count('all')} AS "all", ${count('requested')} AS requested`;
-  return row;
+  const [row] = await db.$queryRaw<(Record<InboxQueue, number> & { approval: number; suspension: number })[]>`
+    SELECT ${count('mine')} AS mine, ${count('unassigned')} AS unassigned, ${count('all')} AS "all", ${count('requested')} AS requested,
+      ${count(queue, Prisma.sql`('approval')`)} AS approval, ${count(queue, Prisma.sql`('suspension')`)} AS suspension`;
+  const { approval, suspension, ...queues } = row;
+  return { ...queues, kinds: { approval, suspension } };
 }
 
 /**

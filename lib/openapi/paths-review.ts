@@ -5,6 +5,7 @@ import { auditQuerySchema } from '@/lib/audit/queries';
 import { putPoliciesSchema } from '@/app/api/policies/schema';
 import { assignmentSchema } from '@/lib/inbox/assignment';
 import { noteSchema } from '@/lib/inbox/notes';
+import { callOutcomeQuerySchema } from '@/lib/inbox/outcome';
 import { inboxQuerySchema } from '@/lib/inbox/queries';
 import { errors, json, sse, body, anyObject, pathParams, access } from './shapes';
 
@@ -13,7 +14,7 @@ export const reviewPaths: ZodOpenApiPathsObject = {
   '/api/inbox': {
     get: {
       tags: ['Inbox'],
-      summary: 'Calls waiting for a decision, newest first (keyset pages)',
+      summary: 'Calls waiting for a decision, newest first (keyset pages); `q` searches tool, agent, arguments and requester',
       ...access('inbox:read', 'reviewers and admins'),
       requestParams: { query: inboxQuerySchema },
       responses: { '200': json(anyObject('InboxPage', '`{ items, nextCursor }`'), 'A page'), ...errors(400, 401, 403) },
@@ -25,6 +26,15 @@ export const reviewPaths: ZodOpenApiPathsObject = {
       summary: 'How many calls wait for you, and the newest (badge, tab title, notifications)',
       ...access('inbox:read', 'reviewers and admins'),
       responses: { '200': json(anyObject('InboxCount', 'The count and the newest waiting call'), 'The count'), ...errors(401, 403) },
+    },
+  },
+  '/api/inbox/outcome': {
+    get: {
+      tags: ['Inbox'],
+      summary: 'What became of a call: its status, the latest decision and who made it, and the tool’s result',
+      ...access('inbox:read', 'reviewers and admins'),
+      requestParams: { query: callOutcomeQuerySchema },
+      responses: { '200': json(anyObject('CallOutcome', '`{ status, assignedTo, decision, result, people }`'), 'The outcome'), ...errors(400, 401, 403, 404) },
     },
   },
   '/api/inbox/calls/{id}/context': {

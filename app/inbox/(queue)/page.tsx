@@ -50,11 +50,21 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
   const status = params.status === 'unknown' ? 'unknown' : 'pending';
   const queue: InboxQueue = status === 'pending' && INBOX_QUEUES.includes(params.queue as InboxQueue) ? (params.queue as InboxQueue) : 'all';
   const sort = sortValue(params.sort);
-  const { data: query, leftOut } = parseLeavingOut(inboxQuerySchema, { status, queue, sort, cursor, ...setFilters(filters, ['toolName', 'agentId', 'requester', 'from', 'to']) });
+  // The search box's words (`?q=`), searched on the server with the filters (lib/inbox/queries.ts searchCondition).
+  const search = typeof params.q === 'string' ? params.q.slice(0, 200) : '';
+  const { data: query, leftOut } = parseLeavingOut(inboxQuerySchema, {
+    status,
+    queue,
+    sort,
+    cursor,
+    ...setFilters(filters, ['toolName', 'agentId', 'requester', 'from', 'to']),
+    ...(search.trim() ? { q: search } : {}),
+  });
   // A cursor that is not ours (edited URL) shows the newest page instead of an error page.
   const [page, queueCounts, reviewers] = await Promise.all([
     listInbox(query, undefined, reviewer).catch(() => listInbox({ ...query, cursor: undefined }, undefined, reviewer)),
-    inboxQueueCounts(reviewer),
+    // Counted under the same filters and search as the list, so the header, the tabs and the list agree.
+    inboxQueueCounts(reviewer, query, queue),
     // Who a call can be assigned to: active reviewers and admins (a deactivated account is refused).
     prisma().user.findMany({
       where: { role: { in: ['reviewer', 'admin'] }, NOT: { banned: true } },
@@ -85,6 +95,7 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
       queueCap={QUEUE_COUNT_CAP}
       reviewers={reviewers}
       initialCallId={linked && items.some((item) => item.id === linked) ? linked : undefined}
+      search={query.q ?? ''}
       searchFilters={withoutUnread(filters, leftOut)}
       filterError={unreadFiltersNote(leftOut)}
       filterOptions={options}
