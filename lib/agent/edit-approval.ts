@@ -31,8 +31,10 @@ export type EditNeed = 'quorum' | 'reviewer' | 'rule';
  * @throws AgentError EDIT_NEEDS_APPROVAL (409) with details `{ needs: 'quorum' | 'reviewer' | 'rule',
  *   rule: { id, name } | null, why }` — `quorum`: the edited call needs several reviewers' votes;
  *   `reviewer`: it needs a reviewer other than the requester and `actor` is not one; `rule`: a data
- *   rule requires approval of the edit that did not require it of the call as shown (or a rule could
- *   not be evaluated). `why` is the edited call's "why it waits".
+ *   rule the call as shown did not wait under (or one that could not be evaluated) makes the edit a
+ *   reviewer-only call where the requester could decide the call as shown. A different rule that asks
+ *   no more than the call as shown (e.g. a lowered refund now under a per-order limit, still four-eyes)
+ *   is decided by this approval. `why` is the edited call's "why it waits".
  */
 export async function checkEditedApproval(input: {
   owner: AgentSpec;
@@ -68,8 +70,12 @@ export async function checkEditedApproval(input: {
     if (error instanceof AgentError && error.code === 'FOUR_EYES') throw refuse('reviewer', 'a reviewer other than the person who asked for it');
     throw error;
   }
+  // A rule the call as shown did not wait under, asking for a stricter decider than it did (a
+  // reviewer where the requester could decide): whoever saw the call was asked a lighter question.
   const requiring = requiringRule(evaluation);
-  if (requiring !== null && requiring !== requiringRule(row.policyEvaluation)) throw refuse('rule', 'approval under a rule the call as shown did not match');
+  if (requiring !== null && requiring !== requiringRule(row.policyEvaluation) && evaluation.approvers === 'reviewer' && row.approvers !== 'reviewer') {
+    throw refuse('rule', 'a reviewer’s approval under a rule the call as shown did not wait under');
+  }
 }
 
 /**

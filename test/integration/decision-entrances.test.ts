@@ -190,7 +190,7 @@ describe('an approval with edited arguments is decided by the rules of what it w
     }
   });
 
-  it('a reviewer may approve rec-9 for the requester, but not a rule the call as shown did not match; an edit within the rules runs the edit', async () => {
+  it('a reviewer’s edit into a rule that makes the requester’s own call reviewer-only is refused; an edit within the rules runs the edit', async () => {
     // A reviewer is eligible for "Record 9 and up", but it is a rule the call as shown did not wait under.
     const other = await waitingCall('/tool delete-record {"id":"rec-2"}');
     const refused = await approveAt('runs', rita, other, { args: { id: 'rec-9' } });

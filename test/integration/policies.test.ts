@@ -277,25 +277,27 @@ describe('history conditions: a limit cannot be split into several calls', () =>
     const orderId = `ord-${crypto.randomUUID().slice(0, 8)}`;
     await setRules(rt.db, [
       { id: 'huge', name: 'Huge refunds', tool: 'issue-refund', condition: 'args.amount > 1000', outcome: { type: 'require', approvers: { quorum: 2 } } },
+      { id: 'large', name: 'Large refunds', tool: 'issue-refund', condition: 'args.amount > 200', outcome: { type: 'require', approvers: 'four-eyes' } },
       {
         id: 'refunds-per-order', name: 'Refunds per order per day', tool: 'issue-refund', condition: 'history.total > 100',
         history: { sum: 'amount', by: 'args.orderId', windowHours: 24 }, outcome: { type: 'require', approvers: 'four-eyes' },
       },
     ]);
-    const run = await rt.agent.stream(refundLines(orderId, [150]), { threadId: newThreadId(), resourceId: ada.id });
+    const run = await rt.agent.stream(refundLines(orderId, [250]), { threadId: newThreadId(), resourceId: ada.id });
     const [waiting] = approvals(await collect(run.fullStream));
     const toolCallId = waiting.payload.toolCallId;
     const ledger = () => rt.db.policyCallLedger.findMany({ where: { toolName: 'issue-refund', args: { path: ['orderId'], equals: orderId } }, select: { args: true } });
-    expect(await ledger()).toEqual([{ args: { orderId, amount: 150 } }]);
+    expect(await ledger()).toEqual([{ args: { orderId, amount: 250 } }]);
 
     await expect(rt.agent.approveToolCall({ runId: run.runId, toolCallId, actor: rita, args: { orderId, amount: 5000 } })).rejects.toMatchObject({
       code: 'EDIT_NEEDS_APPROVAL',
       details: { needs: 'quorum', rule: { id: 'huge' } },
     });
     // Nothing of the refused edit was recorded: a later call of the order is not counted against 5000.
-    expect(await ledger()).toEqual([{ args: { orderId, amount: 150 } }]);
+    expect(await ledger()).toEqual([{ args: { orderId, amount: 250 } }]);
 
-    // 120 is over the limit by itself, without the call's own 150: the same rule, a reviewer may approve it.
+    // 120 is over the per-order limit by itself (without the call's own 250): another rule than "Large
+    // refunds", but asking no more (four-eyes, and Rita is not the requester): this approval decides it.
     await collect((await rt.agent.approveToolCall({ runId: run.runId, toolCallId, actor: rita, args: { orderId, amount: 120 } })).fullStream);
     expect(await ledger()).toEqual([{ args: { orderId, amount: 120 } }]);
   });
