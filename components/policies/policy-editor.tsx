@@ -15,6 +15,7 @@ import { PersonLabel } from '@/components/ui/person';
 import { sendJson } from '@/components/ui/send-json';
 import { Input } from '@/components/ui/textarea';
 import { RelativeTime } from '@/components/ui/time';
+import { checkArgumentTypes, type ToolInputSchemas } from '@/lib/policies/arg-types';
 import { policiesWriteSchema, type PolicyRule, type PolicyRuleInput } from '@/lib/policies/rules';
 import { draftFromRule, ruleFromDraft, summariseChange, type RuleDraft } from './drafts';
 import { RuleEditor } from './rule-editor';
@@ -40,11 +41,14 @@ export function PolicyEditor({
   initial,
   changes,
   people,
+  toolInputs,
   viewer,
 }: {
   initial: { version: number; rules: PolicyRule[] };
   changes: PolicyChangeView[];
   people: People;
+  /** The app's tools' input schemas: a condition is checked against the tools its rule applies to, as the server does. */
+  toolInputs: ToolInputSchemas;
   viewer: Viewer;
 }) {
   const router = useRouter();
@@ -86,7 +90,7 @@ export function PolicyEditor({
   const save = async () => {
     setError(null);
     const rules: PolicyRuleInput[] = drafts.map(ruleFromDraft);
-    const checked = policiesWriteSchema.safeParse({ rules });
+    const checked = policiesWriteSchema.superRefine((value, ctx) => checkArgumentTypes(value.rules, toolInputs, ctx)).safeParse({ rules });
     if (!checked.success) {
       setIssues(Object.fromEntries(checked.error.issues.map((issue) => [issue.path.join('.'), issue.message])));
       const broken = new Set(checked.error.issues.map((issue) => Number(issue.path[1])));

@@ -128,7 +128,7 @@ function respond(
     .filter((line): line is string => Boolean(line));
   return [
     ...(said.length > 0 ? [{ type: 'text' as const, text: said.join('\n') }] : []),
-    ...calls.map((call) => ({ type: 'tool-call' as const, toolCallId: callId(), toolName: call.toolName, input: JSON.stringify(call.args) })),
+    ...calls.map((call) => ({ type: 'tool-call' as const, toolCallId: callId(), toolName: call.toolName, input: call.raw ?? JSON.stringify(call.args) })),
   ];
 }
 
@@ -153,7 +153,8 @@ function extractObject(prompt: LanguageModelV4Prompt, schema: unknown): Record<s
   return out;
 }
 
-type Command = { toolName: string; args: Record<string, unknown> };
+/** A tool call to make: its args, or `raw` text sent as the call's input as it is (arguments that are not JSON). */
+type Command = { toolName: string; args: Record<string, unknown>; raw?: string };
 
 function parseCommands(text: string, tools: Map<string, LanguageModelV4FunctionTool>): Command[] | 'unsupported' {
   const wanted: Command[] = [];
@@ -162,13 +163,14 @@ function parseCommands(text: string, tools: Map<string, LanguageModelV4FunctionT
     for (const line of toolLines) {
       const match = line.trim().match(/^\/tool\s+(\S+)\s*(.*)$/);
       if (!match) continue;
-      let args: Record<string, unknown> = {};
       try {
-        args = match[2] ? JSON.parse(match[2]) : {};
+        wanted.push({ toolName: match[1], args: match[2] ? JSON.parse(match[2]) : {} });
       } catch {
-        args = { _raw: match[2] };
+        // Sent as typed, as a real model's broken arguments would be: the runtime refuses the call
+        // ("The arguments are not valid JSON; nothing was run."), instead of a schema error about
+        // fields of a made-up object.
+        wanted.push({ toolName: match[1], args: {}, raw: match[2] });
       }
-      wanted.push({ toolName: match[1], args });
     }
   } else {
     let m: RegExpMatchArray | null;

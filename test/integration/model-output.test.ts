@@ -329,3 +329,15 @@ describe('property: no string a model can emit aborts a run (real runtime, real 
     );
   }, 120_000);
 });
+
+describe('the scripted model with arguments that are not JSON (issue 30, item 9 Wording)', () => {
+  it('`/tool lookup-customer {not json` is refused as arguments that are not valid JSON, not as a schema error about made-up fields', async () => {
+    const rt = await runtime();
+    const chunks = await collect((await rt.agent.stream('/tool lookup-customer {not json', { threadId: newThreadId(), resourceId: user.id })).fullStream);
+    const [failed] = only(chunks, 'tool-error');
+    expect(failed.payload).toMatchObject({ toolName: 'lookup-customer', args: '{not json' });
+    expect(failed.payload.error).toBe('The arguments are not valid JSON; nothing was run. Call the tool again with a JSON object.');
+    expect(failed.payload.error).not.toMatch(/received undefined/);
+    expect(only(chunks, 'tool-result')).toHaveLength(0);
+  });
+});

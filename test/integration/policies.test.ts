@@ -128,6 +128,31 @@ describe('data policies decide which calls wait, and the pending call records wh
   });
 });
 
+describe('saving checks a condition against the input of the tools it applies to (issue 30, item 9)', () => {
+  it('PUT /api/policies refuses `args.amount > "100"` for issue-refund (a number field), naming the field; the editor checks the same', async () => {
+    const { putPoliciesSchemaFor } = await import('../../app/api/policies/schema');
+    const { appToolInputSchemas } = await import('../../lib/policies/app-tools');
+    const { parseJson } = await import('../../lib/http/errors');
+    const tools = appToolInputSchemas();
+    expect(tools['issue-refund']).toMatchObject({ properties: { amount: { type: 'number' } } });
+    const body = (condition: string) => JSON.stringify({ rules: [{ id: 'r', name: 'Refunds', tool: 'issue-refund', condition, outcome: { type: 'require', approvers: 'reviewer' } }] });
+    let refused: unknown;
+    try {
+      parseJson(body('args.amount > "100"'), putPoliciesSchemaFor(tools));
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toMatchObject({
+      status: 400,
+      code: 'BAD_REQUEST',
+      details: [expect.objectContaining({ path: ['rules', 0, 'condition'], message: "args.amount is a number in issue-refund's input, but the condition compares it with a string" })],
+    });
+    expect(parseJson(body('args.amount > 100'), putPoliciesSchemaFor(tools)).rules[0].condition).toBe('args.amount > 100');
+    const { DEMO_POLICIES } = await import('../../lib/demo/policies');
+    expect(parseJson(JSON.stringify({ rules: DEMO_POLICIES }), putPoliciesSchemaFor(tools)).rules).toHaveLength(DEMO_POLICIES.length);
+  });
+});
+
 describe('conditions evaluate within a budget (issue 30, item 7)', () => {
   it("a catastrophic matches pattern answers at once and the server's event loop keeps turning", async () => {
     const rt = await policyRuntime();

@@ -1,6 +1,7 @@
 import type { Metadata } from 'next';
 import { PolicyEditor } from '@/components/policies/policy-editor';
 import { displayNames, requirePageActor } from '@/lib/auth/session';
+import { appToolInputSchemas } from '@/lib/policies/app-tools';
 import { listPolicyChanges, readPolicies } from '@/lib/policies/store';
 import { prisma } from '@/lib/store/db';
 
@@ -17,6 +18,7 @@ export default async function PoliciesPage() {
       initial={{ version: set.version, rules: set.rules }}
       changes={changes.map((change) => ({ ...change, createdAt: change.createdAt.toISOString() }))}
       people={people}
+      toolInputs={appToolInputSchemas()}
       viewer={{ id: admin.id, name: admin.name, role: admin.role }}
     />
   );

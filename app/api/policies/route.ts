@@ -1,7 +1,8 @@
-import { putPoliciesSchema } from './schema';
+import { putPoliciesSchemaFor } from './schema';
 import { requireActor } from '@/lib/auth/session';
 import { parseJson, readBodyText, withErrors } from '@/lib/http/errors';
 import { savePolicies } from '@/lib/policies/app-source';
+import { appToolInputSchemas } from '@/lib/policies/app-tools';
 import { listPolicyChanges, readPolicies } from '@/lib/policies/store';
 import { prisma } from '@/lib/store/db';
 import { otherMethods } from '@/lib/http/methods';
@@ -23,12 +24,14 @@ export const GET = withErrors(async (request: Request) => {
  * (`changed: true`); it applies to calls evaluated after it, never to calls already waiting. Rules
  * equal to those in force record nothing and answer the version in force with `changed: false`
  * (with a `baseVersion`, only when it is that version: an older one is still 409 POLICY_CHANGED).
- * Errors: 400 BAD_REQUEST (details: the zod issues, e.g. a condition that does not parse),
+ * Errors: 400 BAD_REQUEST (details: the zod issues, e.g. a condition that does not parse, nests
+ * comprehensions over 2 deep, or compares a field of the tool's input with a literal of another
+ * type: `args.amount > "100"`),
  * 400 INVALID_JSON, 401, 403 FORBIDDEN / CSRF_ORIGIN, 409 POLICY_CHANGED (someone saved after `baseVersion`).
  */
 export const PUT = withErrors(async (request: Request) => {
   const admin = await requireActor(request, ['admin']);
-  const body = parseJson(await readBodyText(request), putPoliciesSchema);
+  const body = parseJson(await readBodyText(request), putPoliciesSchemaFor(appToolInputSchemas()));
   const { version, changed } = await savePolicies(admin, body);
   return Response.json({ version, rules: body.rules, changed });
 });
