@@ -149,3 +149,21 @@ describe('serverStartProblems', () => {
     expect(serverStartProblems(parseEnv({ NODE_ENV: 'development' }))).toEqual([]);
   });
 });
+
+describe('README: EBADENGINE warnings of npm install on Node 20', () => {
+  it('names every package of package-lock.json whose engines exclude Node 20.19 (by name or scope/*)', async () => {
+    const semver = await import('semver');
+    const root = path.resolve(import.meta.dirname, '..');
+    const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+    const paragraph = readme.slice(readme.indexOf('Node 20.19+ runs everything here'), readme.indexOf('package-lock.json).'));
+    expect(paragraph.length).toBeGreaterThan(0);
+    const named = [...paragraph.matchAll(/`([^`]+)`/g)].map((match) => match[1]);
+    const covered = (name: string) => named.some((entry) => entry === name || (entry.endsWith('/*') && name.startsWith(entry.slice(0, -1))));
+    const lock = JSON.parse(fs.readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, { engines?: { node?: string } }> };
+    const warned = Object.entries(lock.packages)
+      .filter(([where, info]) => where && typeof info.engines?.node === 'string' && !semver.satisfies('20.19.0', info.engines.node))
+      .map(([where]) => where.split('node_modules/').pop()!);
+    expect(warned.length).toBeGreaterThan(0);
+    expect([...new Set(warned.filter((name) => !covered(name)))]).toEqual([]);
+  });
+});
