@@ -75,3 +75,39 @@ test.describe('two servers, one database', () => {
     await expect(page.getByTestId('message-assistant')).toHaveCount(1);
   });
 });
+
+test.describe('a second tab of the same chat', () => {
+  test('a decision made between the second tab’s render and its live feed’s connection shows there, without a reload', async ({ chat, context, page }) => {
+    const threadId = await chat.open();
+    await chat.send('delete record rec-38');
+    await expect(chat.approvalCard('delete-record')).toHaveAttribute('data-state', 'pending');
+
+    // The second tab renders the thread (the call waits), but its live feed is held back until the
+    // decision is made in the first: the race of a tab opened just before the decision, made certain.
+    const second = await context.newPage();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let feeds = 0;
+    await second.route(/\/api\/chat\/[^/?]+\/events/, async (route) => {
+      feeds += 1;
+      await held;
+      await route.continue();
+    });
+    await second.goto(`/chat/${threadId}`);
+    const secondCard = second.locator('[data-testid="approval-card"][data-tool-name="delete-record"]').last();
+    await expect(secondCard).toHaveAttribute('data-state', 'pending');
+    await expect.poll(() => feeds).toBe(1);
+    await second.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
+
+    await chat.approvalCard('delete-record').getByTestId('approve-button').click();
+    await expect(chat.approvalCard('delete-record')).toHaveAttribute('data-state', 'approved');
+    await expect(chat.lastAssistant()).toContainText('Record rec-38 was deleted');
+    release();
+
+    // Nothing changes after the feed connects: it must catch up with what changed before.
+    await expect(secondCard).toHaveAttribute('data-state', 'approved');
+    await expect(second.getByTestId('message-assistant').last()).toContainText('Record rec-38 was deleted');
+    expect(await second.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+    await expect(page.getByTestId('approval-card')).toHaveCount(1);
+  });
+});
