@@ -120,6 +120,17 @@ describe('bench report', () => {
     expect(table).toContain('HTTP − in process: the HTTP column minus the same agent');
   });
 
+  it('reports the live updates over HTTP: another’s decision into the requester’s open chat, a new call into an open inbox', () => {
+    const table = renderReport({ ...result, live: { decisionToChat: summarise([100, 120, 140]), newCallToInbox: summarise([50, 60, 70, 80]) } });
+    const row = (label: string) => table.split('\n').find((line) => line.startsWith(`| ${label}`))?.split(' | ');
+    // Only the HTTP column has them: p50 120, p95 138 (R-7 between 120 and 140); p50 65, p95 78.5.
+    expect(row('decision by another → event in the requester\'s open chat (ms)')?.slice(1)).toEqual(['–', '–', '–', '120 / 138', '– |']);
+    expect(row('new call → open inbox (ms)')?.slice(1)).toEqual(['–', '–', '–', '65.0 / 78.5', '– |']);
+    // Results from before the live figures (or without HTTP) render without their rows.
+    expect(renderReport(result)).not.toContain('open inbox');
+    expect(renderReport({ ...result, live: null })).not.toContain('open chat');
+  });
+
   it('reports the classifier’s added latency on the scripted model', () => {
     const table = renderReport({ ...result, classifier: { call: summarise([1, 2, 3]), cached: summarise([0.01, 0.02, 0.03]) } });
     const row = (label: string) => table.split('\n').find((line) => line.startsWith(`| ${label}`))?.split(' | ');

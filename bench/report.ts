@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import type { ClassifierResult } from './classifier';
 import type { InboxResult } from './inbox';
+import type { LiveResult } from './live';
 import type { CpuPerDecision } from './cpu';
 import type { LatencySamples, ThroughputResult } from './measure';
 import { fmt, fmtRatio, fmtSummary, markdownTable, quantile, summarise, type Summary } from './stats';
@@ -36,6 +37,8 @@ export interface BenchResult {
   inbox: InboxResult | null;
   /** The classifier's added latency on the scripted decision model (absent in older results). */
   classifier?: ClassifierResult | null;
+  /** Live updates over HTTP (bench/live.ts; absent in older results and without HTTP). */
+  live?: LiveResult | null;
 }
 
 const README_START = '<!-- bench:start -->';
@@ -78,6 +81,13 @@ export function renderReport(result: BenchResult): string {
   latency('approve → run finished (ms)', (s) => s.primary.toFinished, true);
   latency('second instance: approve → tool result (ms)', (s) => s.secondary.toToolResult, false);
   latency('second instance: approve → run finished (ms)', (s) => s.secondary.toFinished, false);
+
+  // Live updates, over HTTP only: what another person's decision and a new call take to reach an open page.
+  if (result.live) {
+    const live = (label: string, summary: Summary | null) => rows.push([label, '–', '–', '–', fmtSummary(summary), '–']);
+    live('decision by another → event in the requester\'s open chat (ms)', result.live.decisionToChat);
+    live('new call → open inbox (ms)', result.live.newCallToInbox);
+  }
 
   const rate = (label: string, pick: (t: ThroughputResult) => number, withChecks: boolean) => {
     const value = (s: SystemReport | undefined) => (s ? median(s.throughput.map(pick)) : null);

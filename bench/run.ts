@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: Countersign's runtime side by side with the seed framework (Mastra), in one
  * process, in interleaved rounds, on one embedded PostgreSQL server (a database each), plus the
- * app over HTTP (production build) and the inbox's keyset pages at 1,000,000 pending calls.
+ * app over HTTP (production build) with its live updates (bench/live.ts), and the inbox's keyset
+ * pages at 1,000,000 pending calls.
  * Writes bench/results/<timestamp>.json and prints a markdown table; `--readme` also puts the
  * table in README.md between the bench markers. Not part of `npm test`.
  *
@@ -31,7 +32,9 @@ import { classifierBench } from './classifier';
 import { cpuSampler, postmasterPid } from './cpu';
 import { createCountersignSystem } from './countersign';
 import { createAppAgentSystem } from './app-agent';
-import { buildApp, createHttpSystem, startApp } from './http';
+import { buildApp, createHttpSystem, signIn, startApp } from './http';
+import { liveBench, type LiveResult } from './live';
+import { ACCOUNTS } from '../e2e/config';
 import { inboxBench, seedPendingCalls, type InboxResult } from './inbox';
 import { emptySamples, latencyLoop, mergeSamples, throughput, type ThroughputResult } from './measure';
 import type { BenchSystem } from './model';
@@ -166,6 +169,7 @@ async function main() {
   // The app is built first: the build is the heaviest step, and no runtime is open yet.
   let http: BenchSystem | undefined;
   let appAgent: BenchSystem | undefined;
+  let appUrl: string | undefined;
   if (!options['no-http']) {
     const httpUrl = urlOf('bench_http');
     await migrate(httpUrl);
@@ -182,6 +186,7 @@ async function main() {
     });
     if (profileDir) log(`CPU profiles of the HTTP server go to ${profileDir} when it stops`);
     cleanups.push(app.stop);
+    appUrl = app.url;
     http = await createHttpSystem({ baseUrl: app.url, databaseUrl: httpUrl, clients: CLIENTS, serverPid: app.pid });
     cleanups.push(http.close);
     // The same agent, model, tool and database in this process: what HTTP adds is the difference.
@@ -225,6 +230,20 @@ async function main() {
             : ''),
       );
     }
+  }
+
+  // Live updates over HTTP: another person's decision into the requester's open chat, a new call into an open inbox.
+  let live: LiveResult | undefined;
+  if (appUrl) {
+    log(`live updates: ${N * ROUNDS} samples each over HTTP…`);
+    live = await liveBench({
+      baseUrl: appUrl,
+      requester: await signIn(appUrl, ACCOUNTS.ada),
+      reviewer: await signIn(appUrl, ACCOUNTS.rita),
+      count: N * ROUNDS,
+      warmup: WARMUP,
+    });
+    log(`decision by another → open chat p50 ${live.decisionToChat!.p50.toFixed(1)} ms; new call → open inbox p50 ${live.newCallToInbox!.p50.toFixed(1)} ms`);
   }
 
   let inbox: InboxResult | undefined;
@@ -273,6 +292,7 @@ async function main() {
     systems: reports,
     inbox: inbox ?? null,
     classifier,
+    live: live ?? null,
   };
   const rendered = renderReport(result);
   fs.mkdirSync('bench/results', { recursive: true });

@@ -22,6 +22,8 @@ export interface ChatShellProps {
   threadId: string;
   threads: ThreadSummary[];
   initialMessages: ChatMessage[];
+  /** The thread's version those messages were read at (lib/store/thread-version.ts); null for a new chat. */
+  version: string | null;
   /** A continuation is streaming right now: re-attach to it on load. */
   resumeOnMount: boolean;
   /** The agent this thread talks to, and the agents a new chat may pick. */
@@ -47,7 +49,7 @@ function NewChatButton({ agents }: { agents: ChatAgent[] }) {
 }
 
 /** The chat screen: threads on the left (a sheet on small screens), the conversation in the centre. */
-export function ChatShell({ threadId, threads, initialMessages, resumeOnMount, agent, agents, viewer, people }: ChatShellProps) {
+export function ChatShell({ threadId, threads, initialMessages, version, resumeOnMount, agent, agents, viewer, people }: ChatShellProps) {
   const [menuOpen, setMenuOpen] = useState(false);
   const title = threads.find((thread) => thread.id === threadId)?.title || 'New chat';
 
@@ -100,6 +102,7 @@ export function ChatShell({ threadId, threads, initialMessages, resumeOnMount, a
           threadId={threadId}
           agentId={agent.id}
           initialMessages={initialMessages}
+          version={version}
           resumeOnMount={resumeOnMount}
           viewerId={viewer.id}
           people={people}

@@ -22,17 +22,20 @@ export interface ChatViewProps {
   resumeOnMount: boolean;
   /** The thread as stored on the server (empty for a new chat). */
   initialMessages: ChatMessage[];
+  /** The thread's version that snapshot was read at (lib/store/thread-version.ts); null for a new chat. */
+  version: string | null;
   viewerId: string;
   people: People;
 }
 
 /**
  * The stock transport, plus: when there is no active stream to re-attach to (204), the thread may
- * still have moved on, so `onNothingActive` fetches the server's copy.
+ * still have moved on, so `onNothingActive` fetches the server's copy (awaited: the resume ends
+ * once that copy is in).
  */
 class ResumingTransport extends DefaultChatTransport<ChatMessage> {
   constructor(
-    private readonly onNothingActive: () => void,
+    private readonly onNothingActive: () => Promise<void>,
     options: ConstructorParameters<typeof DefaultChatTransport<ChatMessage>>[0],
   ) {
     super(options);
@@ -40,7 +43,7 @@ class ResumingTransport extends DefaultChatTransport<ChatMessage> {
 
   override async reconnectToStream(options: Parameters<DefaultChatTransport<ChatMessage>['reconnectToStream']>[0]) {
     const stream = await super.reconnectToStream(options);
-    if (stream === null) this.onNothingActive();
+    if (stream === null) await this.onNothingActive();
     return stream;
   }
 }
@@ -51,11 +54,13 @@ const RECONNECT_MS = 1_000;
 const MAX_RECONNECTS = 40;
 
 /** The conversation: messages streaming in, approval and question cards, and the composer. */
-export function ChatView({ threadId, agentId, resumeOnMount, initialMessages, viewerId, people }: ChatViewProps) {
+export function ChatView({ threadId, agentId, resumeOnMount, initialMessages, version, viewerId, people: pagePeople }: ChatViewProps) {
   const router = useRouter();
+  // The server's copy of the thread, read when nothing streams (see fetchServerCopy below).
+  const serverCopy = useRef<() => Promise<void>>(async () => {});
   const transport = useMemo(
     () =>
-      new ResumingTransport(() => router.refresh(), {
+      new ResumingTransport(() => serverCopy.current(), {
         api: '/api/chat',
         // Thread ids are THREAD_ID (letters, digits, - and _) everywhere now, so encoding changes
         // nothing; it stays so no URL is built from unencoded text (the SDK's default does not encode).
@@ -96,6 +101,9 @@ export function ChatView({ threadId, agentId, resumeOnMount, initialMessages, vi
   messagesRef.current = messages;
   const busy = status === 'submitted' || status === 'streaming';
   const hydrated = useHydrated();
+  // Names of the people the server's copy named (a reviewer who just decided), until the page's own arrive.
+  const [fetchedPeople, setFetchedPeople] = useState<People>({});
+  const people = useMemo(() => ({ ...fetchedPeople, ...pagePeople }), [fetchedPeople, pagePeople]);
 
   // Adopt the server's copy when it is ahead (someone decided elsewhere). Only fresh server data
   // counts, and never while this tab streams: its own stream is the newer copy then.
@@ -112,20 +120,51 @@ export function ChatView({ threadId, agentId, resumeOnMount, initialMessages, vi
   // The thread changed elsewhere (a reviewer decided, the run went on): fetch the server's copy.
   const busyRef = useRef(busy);
   busyRef.current = busy;
-  const refreshTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  // When nothing streams, the thread's messages as JSON (`GET /api/chat/{id}`, with the names of the
+  // people on its cards), adopted when ahead of ours; the page is then refreshed for the rest (the
+  // thread list's hourglass). Far less work than a refresh of the whole page before the card changes.
+  serverCopy.current = async () => {
+    try {
+      const response = await fetch(`/api/chat/${encodeURIComponent(threadId)}`, { cache: 'no-store' });
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      const body = (await response.json()) as { messages: ChatMessage[]; people?: People };
+      if (busyRef.current) return;
+      if (body.people) setFetchedPeople((current) => ({ ...current, ...body.people }));
+      let ahead = false;
+      setMessages((current) => {
+        ahead = serverIsAhead(current, body.messages);
+        return ahead ? body.messages : current;
+      });
+      if (ahead) router.refresh();
+    } catch {
+      // Offline or refused: the page's own copy, when it can be had.
+      router.refresh();
+    }
+  };
   // The server has the thread once an answer streamed into it (or it was loaded with messages).
   const threadExists = messages.some((message) => message.role === 'assistant');
-  const live = useThreadActivity(threadId, threadExists, () => {
-    if (busyRef.current || refreshTimer.current) return;
-    // Attach to the run streaming elsewhere; when nothing streams any more, the transport
-    // refreshes the server's copy instead. Notices of one burst become one attach, which is never
-    // postponed by later notices (a streaming run sends them all the time).
-    refreshTimer.current = setTimeout(() => {
-      refreshTimer.current = undefined;
-      void resumeStream();
-    }, 150);
+  // Notices are followed at once: attach to the run streaming elsewhere, or, when nothing streams
+  // any more, read the server's copy (the transport). Notices during a catch-up make one more after it.
+  const catchingUp = useRef(false);
+  const catchUpAgain = useRef(false);
+  const live = useThreadActivity(threadId, threadExists, version, () => {
+    if (busyRef.current) return;
+    if (catchingUp.current) {
+      catchUpAgain.current = true;
+      return;
+    }
+    catchingUp.current = true;
+    void (async () => {
+      try {
+        do {
+          catchUpAgain.current = false;
+          await resumeStream();
+        } while (catchUpAgain.current && !busyRef.current);
+      } finally {
+        catchingUp.current = false;
+      }
+    })();
   });
-  useEffect(() => () => clearTimeout(refreshTimer.current), []);
 
   // Without the live feed, look for a reviewer's decision every few seconds instead.
   useEffect(() => {

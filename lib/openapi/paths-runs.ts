@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from 'zod-openapi';
 import { approveBodySchema, declineBodySchema, resumeBodySchema, sendToolApprovalBodySchema, streamBodySchema, suspendedRunsQuerySchema } from '@/app/api/agents/schema';
 import { chatRequestSchema } from '@/app/api/chat/schema';
+import { chatEventsQuerySchema } from '@/app/api/chat/[id]/events/schema';
 import { decisionSchema } from '@/app/api/runs/[runId]/tool-calls/[toolCallId]/decision/schema';
 import { resumeSchema } from '@/app/api/runs/[runId]/tool-calls/[toolCallId]/resume/schema';
 import { renameThreadSchema } from '@/app/api/threads/[id]/schema';
@@ -78,10 +79,19 @@ export const runPaths: ZodOpenApiPathsObject = {
   '/api/chat/{id}': {
     get: {
       tags: ['Chat'],
-      summary: 'A thread’s messages as useChat messages',
+      summary: 'A thread’s messages as useChat messages, and the names of the people its cards name',
       ...access('agents:run', 'the thread’s owner'),
       requestParams: threadParams,
-      responses: { '200': json(z.object({ messages: z.array(anyObject('UIMessage', 'AI SDK UI message')) }), 'The messages'), ...errors(400, 401, 403, 404) },
+      responses: {
+        '200': json(
+          z.object({
+            messages: z.array(anyObject('UIMessage', 'AI SDK UI message')),
+            people: z.record(z.string(), z.object({ name: z.string(), email: z.string().nullable() })),
+          }),
+          'The messages',
+        ),
+        ...errors(400, 401, 403, 404),
+      },
     },
   },
   '/api/chat/{id}/stream': {
@@ -109,9 +119,9 @@ export const runPaths: ZodOpenApiPathsObject = {
   '/api/chat/{id}/events': {
     get: {
       tags: ['Chat'],
-      summary: 'Live updates of a thread (SSE)',
+      summary: 'Live updates of a thread (SSE); with `since`, an event at once when the thread changed since that version',
       ...access('agents:run', 'the thread’s owner'),
-      requestParams: threadParams,
+      requestParams: { ...threadParams, query: chatEventsQuerySchema },
       responses: { '200': sse('Thread events'), ...errors(400, 401, 403, 404, 429) },
     },
   },

@@ -5,6 +5,7 @@ import { displayNames } from '@/lib/auth/session';
 import { findActiveSegment } from '@/lib/chat/tail';
 import { listThreads, loadThreadUIMessages, peopleOnCards } from '@/lib/chat/threads';
 import { chatAgents, defaultAgentId } from '@/lib/runs/agents';
+import { threadVersion } from '@/lib/store/thread-version';
 import { chatThread } from './access';
 
 export const dynamic = 'force-dynamic';
@@ -21,6 +22,9 @@ export default async function ChatPage({
   const { threadId } = await params;
   // Checked by the layout already (404 before the loading outline streams); this is its answer.
   const { user, thread } = await chatThread(threadId);
+  // Read before the messages: whatever they miss changes the version, and the live feed, which
+  // compares it once it listens, tells the chat to catch up (components/chat/thread-activity.ts).
+  const version = thread ? await threadVersion(threadId) : null;
   const [threads, messages, active] = await Promise.all([
     listThreads({ resourceId: user.id }),
     loadThreadUIMessages({ threadId, resourceId: user.id }),
@@ -39,6 +43,7 @@ export default async function ChatPage({
       threadId={threadId}
       threads={threads}
       initialMessages={messages ?? []}
+      version={version}
       resumeOnMount={active !== null && messages !== null}
       agent={offered.find((agent) => agent.id === agentId)!}
       agents={offered}

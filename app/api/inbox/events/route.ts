@@ -15,7 +15,7 @@ export const GET = withErrors(async (request: Request) => {
     request,
     actorId: actor.id,
     event: '{"type":"changed"}',
-    debounceMs: 150,
+    intervalMs: 150,
     subscribe: async (notify) => [await notifications().subscribe('countersign_pending', notify)],
   });
 });
