@@ -97,7 +97,7 @@ describe('keep-alive on the notice streams', () => {
       request: new Request('http://localhost/api/inbox/events', { signal: controller.signal }),
       actorId: 'keepalive-test',
       event: '{"type":"changed"}',
-      debounceMs: 10,
+      intervalMs: 10,
       subscribe: async () => [],
       keepAliveMs: 30,
     });
