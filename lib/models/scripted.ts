@@ -14,6 +14,7 @@ import type {
  * Grammar of the latest user message:
  * - `/tool <toolName> <json-args>` lines → one call each, all in one step;
  * - `/say <text>` lines beside `/tool` lines → that text, said before the calls (as real models often do);
+ * - `/think <text>` lines beside `/tool` lines → that text as the step's reasoning, before everything else;
  * - "delete record rec-42", "refund order ord-1042 for 250", "what's the weather?",
  *   "weather in Paris", "find user 12345", "look up customer cus-1", "send email to a@b.c";
  * After tool results it answers with one sentence per result, quoting it (or the decline reason).
@@ -49,6 +50,9 @@ export class ScriptedModel implements LanguageModelV4 {
         // Word-sized deltas, so the UI streams like a real model.
         for (const delta of part.text.match(/\S+\s*|\s+/g) ?? []) parts.push({ type: 'text-delta', id, delta });
         parts.push({ type: 'text-end', id });
+      } else if (part.type === 'reasoning') {
+        const id = `reasoning-${index}`;
+        parts.push({ type: 'reasoning-start', id }, { type: 'reasoning-delta', id, delta: part.text }, { type: 'reasoning-end', id });
       } else if (part.type === 'tool-call') {
         parts.push(part);
       }
@@ -122,11 +126,15 @@ function respond(
       },
     ];
   }
-  const said = request
-    .split('\n')
-    .map((line) => line.trim().match(/^\/say\s+(.+)$/)?.[1])
-    .filter((line): line is string => Boolean(line));
+  const linesOf = (command: string) =>
+    request
+      .split('\n')
+      .map((line) => line.trim().match(new RegExp(`^/${command}\\s+(.+)$`))?.[1])
+      .filter((line): line is string => Boolean(line));
+  const said = linesOf('say');
+  const thought = linesOf('think');
   return [
+    ...(thought.length > 0 ? [{ type: 'reasoning' as const, text: thought.join('\n') }] : []),
     ...(said.length > 0 ? [{ type: 'text' as const, text: said.join('\n') }] : []),
     ...calls.map((call) => ({ type: 'tool-call' as const, toolCallId: callId(), toolName: call.toolName, input: call.raw ?? JSON.stringify(call.args) })),
   ];

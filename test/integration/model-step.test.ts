@@ -1,5 +1,5 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createRuntime, newThreadId } from '../support/harness';
+import { collect, createRuntime, newThreadId } from '../support/harness';
 import { streamModel, textParts } from '../support/stream-model';
 
 const closers: (() => Promise<void>)[] = [];
@@ -37,5 +37,21 @@ describe('a model step (lib/agent/model-step.ts)', () => {
     await rt.agent.generate('hi', { threadId: newThreadId(), resourceId: 'user-ada' });
 
     expect(logged).toEqual([]);
+  });
+
+  it("streams a step's reasoning before its calls and keeps it, in the model's order, in the thread's memory", async () => {
+    const rt = await createRuntime();
+    closers.push(rt.close);
+    const threadId = newThreadId();
+
+    const run = await rt.agent.stream('/think cus-1 is the customer to look up.\n/tool lookup-customer {"customerId":"cus-1"}', { threadId, resourceId: 'user-ada' });
+    const chunks = await collect(run.fullStream);
+
+    const types = chunks.map((chunk) => chunk.type).filter((type) => type.startsWith('reasoning') || type === 'tool-call');
+    expect(types).toEqual(['reasoning-start', 'reasoning-delta', 'reasoning-end', 'tool-call']);
+    expect(chunks.find((chunk) => chunk.type === 'reasoning-delta')!.payload).toMatchObject({ text: 'cus-1 is the customer to look up.' });
+    const assistant = await rt.db.message.findFirstOrThrow({ where: { threadId, role: 'assistant' }, orderBy: { seq: 'asc' } });
+    expect((assistant.content as unknown as { type: string }[]).map((part) => part.type)).toEqual(['reasoning', 'tool-call']);
+    expect((assistant.content as unknown as { text?: string }[])[0].text).toBe('cus-1 is the customer to look up.');
   });
 });
