@@ -1,5 +1,5 @@
 import { Wrench } from 'lucide-react';
-import { resultLine, toolNameOf, ToolStatusBadge, type ToolPartView } from './tool-status';
+import { resultLine, subAgentAnswer, toolNameOf, ToolStatusBadge, type ToolPartView } from './tool-status';
 import { ArgsTable } from '@/components/ui/args-table';
 import { describeToolCall } from '@/components/ui/describe';
 import { readableErrorText } from '@/components/ui/readable';
@@ -17,7 +17,7 @@ export function ToolCallCard({ part, streaming }: { part: ToolPartView; streamin
         <span className="min-w-0 flex-1 truncate text-xs text-muted-foreground">{describeToolCall(name, part.input)}</span>
       </div>
       {part.state === 'output-available' ? (
-        <p data-testid="tool-result" className="mt-1 text-xs text-muted-foreground">
+        <p data-testid="tool-result" className="mt-1 text-xs whitespace-pre-line text-muted-foreground">
           {resultLine(part.output)}
         </p>
       ) : part.state === 'output-error' ? (
@@ -33,7 +33,7 @@ export function ToolCallCard({ part, streaming }: { part: ToolPartView; streamin
         {part.state === 'output-available' ? (
           <div className="mt-2 rounded-md bg-muted p-2 text-xs" data-testid="tool-result-details">
             <p className="mb-1 font-medium">Result</p>
-            <ValueView value={part.output} />
+            <ValueView value={subAgentAnswer(part.output) ?? part.output} />
           </div>
         ) : null}
       </details>

@@ -17,12 +17,27 @@ export function toolNameOf(part: ToolPartView): string {
   return getToolName(part);
 }
 
-/** What a finished call returned, in a line: the result's `message` when it has one, else a readable summary (never JSON). */
+/**
+ * A sub-agent's answer: a delegation tool's (`agent-<key>`) result is `{ text }`
+ * (lib/agent/continuation.ts), shown as that text rather than as a field `text: …`.
+ * @returns the answer, or null when `output` is anything else
+ */
+export function subAgentAnswer(output: unknown): string | null {
+  if (!output || typeof output !== 'object' || Array.isArray(output)) return null;
+  const keys = Object.keys(output);
+  const text = (output as { text?: unknown }).text;
+  return keys.length === 1 && typeof text === 'string' ? text : null;
+}
+
+/**
+ * What a finished call returned, in a line: the result's `message` when it has one, a sub-agent's
+ * answer as its text, else a readable summary (never JSON).
+ */
 export function resultLine(output: unknown): string {
   if (output && typeof output === 'object' && typeof (output as { message?: unknown }).message === 'string') {
     return (output as { message: string }).message;
   }
-  return summarizeValue(output);
+  return subAgentAnswer(output) ?? summarizeValue(output);
 }
 
 /** A small status pill for a tool part: running, done, failed, declined. */
