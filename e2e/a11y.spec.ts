@@ -76,6 +76,8 @@ test.describe('accessibility (axe, light and dark)', () => {
   });
 
   test('inbox: list, detail, edit form, decline form', async ({ browser, request, db }) => {
+    // Axe in two schemes on nine states at two widths: more than the default 90 s on a busy machine.
+    test.setTimeout(240_000);
     const threadId = `a11y-${crypto.randomUUID()}`;
     const started = await request.post('/api/agents/ops-agent/generate', {
       data: { messages: '/tool send-email {"to":"ops@example.com","subject":"Quarterly numbers","body":"Attached."}', threadId, resourceId: 'user-ada' },
@@ -141,6 +143,8 @@ test.describe('accessibility (axe, light and dark)', () => {
   });
 
   test('API reference (/docs/api), light and dark, desktop and phone', async ({ page }) => {
+    // Axe over Scalar's whole reference, eight times: more than the default 90 s on a busy machine.
+    test.setTimeout(300_000);
     for (const size of [DESKTOP, MOBILE]) {
       await page.setViewportSize(size);
       await page.goto('/docs/api');
