@@ -57,10 +57,11 @@ export async function callOutcome(call: { runId: string; toolCallId: string }, d
     db.$queryRaw<NonNullable<CallOutcome['decision']>[]>`
       SELECT d.kind, d.approved, d.actor_id AS "actorId", d.actor_role AS "actorRole", d.reason, d.created_at AS at, d.edited_args AS "editedArgs"
       FROM decisions d WHERE d.pending_call_id = ${row.id} ORDER BY d.created_at DESC LIMIT 1`,
-    db.$queryRaw<{ chunk: { type: string; output?: unknown; errorText?: string } }[]>`
+    // The run's event log holds the runtime's chunks (lib/agent): `tool-result` { payload: { toolCallId, result } }, `tool-error` { payload: { error } }.
+    db.$queryRaw<{ chunk: { type: string; payload?: { result?: unknown; error?: unknown } } }[]>`
       SELECT e.chunk FROM run_events e
-      WHERE e.run_id = ${row.runId} AND e.chunk->>'toolCallId' = ${row.toolCallId}
-        AND e.chunk->>'type' IN ('tool-output-available', 'tool-output-error')
+      WHERE e.run_id = ${row.runId} AND e.chunk->'payload'->>'toolCallId' = ${row.toolCallId}
+        AND e.chunk->>'type' IN ('tool-result', 'tool-error')
       ORDER BY e.id DESC LIMIT 1`,
   ]);
   const people = await displayNames([...(decision ? [decision.actorId] : []), ...(row.assignedTo ? [row.assignedTo] : [])]);
@@ -69,9 +70,9 @@ export async function callOutcome(call: { runId: string; toolCallId: string }, d
     assignedTo: row.assignedTo,
     decision: decision ? { ...decision, at: new Date(decision.at).toISOString() } : null,
     result: result
-      ? result.chunk.type === 'tool-output-error'
-        ? { errorText: String(result.chunk.errorText ?? '') }
-        : { output: result.chunk.output }
+      ? result.chunk.type === 'tool-error'
+        ? { errorText: typeof result.chunk.payload?.error === 'string' ? result.chunk.payload.error : JSON.stringify(result.chunk.payload?.error ?? '') }
+        : { output: result.chunk.payload?.result }
       : null,
     people,
   };

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PrismaClient } from '../../lib/generated/prisma/client';
+import { callOutcome } from '../../lib/inbox/outcome';
 import { inboxQueueCounts, inboxQuerySchema, listInbox } from '../../lib/inbox/queries';
 import { createPrismaClient } from '../../lib/store/db';
 import { createScratchDatabase } from '../support/scratch-db';
@@ -85,5 +86,26 @@ describe('inbox counts follow the filters', () => {
       approval: listed.filter((item) => item.kind === 'approval').length,
       suspension: listed.filter((item) => item.kind === 'suspension').length,
     });
+  });
+});
+
+describe('what became of a call (GET /api/inbox/outcome)', () => {
+  it('names the latest decision and who made it, and reads the tool’s result from the run’s event log', async () => {
+    await db.$executeRaw`UPDATE pending_tool_calls SET status = 'approved' WHERE id = 'p-000011'`;
+    // A placeholder chain link: this database tests the lookup, not the audit chain (audit-chain.test.ts does).
+    await db.$executeRaw`INSERT INTO decisions (id, pending_call_id, run_id, tool_call_id, kind, approved, actor_id, actor_role, fingerprint, args, chain_seq, hash)
+      VALUES ('d-outcome', 'p-000011', 'r-search', 'c-11', 'approval', true, 'reviewer-rita', 'reviewer', 'f', '{}', 1, repeat('0', 64))`;
+    await db.$executeRaw`INSERT INTO run_events (run_id, chunk) VALUES
+      ('r-search', ${JSON.stringify({ type: 'tool-result', runId: 'r-search', from: 'AGENT', payload: { toolCallId: 'c-12', toolName: 'send-email', args: {}, result: { sent: true, message: 'Not this one.' } } })}::jsonb),
+      ('r-search', ${JSON.stringify({ type: 'tool-result', runId: 'r-search', from: 'AGENT', payload: { toolCallId: 'c-11', toolName: 'delete-record', args: {}, result: { deleted: false, message: 'Record x does not exist.' } } })}::jsonb)`;
+    const outcome = await callOutcome({ runId: 'r-search', toolCallId: 'c-11' }, db);
+    expect(outcome).toMatchObject({
+      status: 'approved',
+      decision: { kind: 'approval', approved: true, actorId: 'reviewer-rita', actorRole: 'reviewer', reason: null },
+      result: { output: { deleted: false, message: 'Record x does not exist.' } },
+    });
+    // Still waiting: no decision, no result.
+    expect(await callOutcome({ runId: 'r-search', toolCallId: 'c-13' }, db)).toMatchObject({ status: 'pending', decision: null, result: null });
+    await expect(callOutcome({ runId: 'r-search', toolCallId: 'nope' }, db)).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 });
