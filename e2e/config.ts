@@ -33,6 +33,7 @@ export function extraPort(n: number): number {
  */
 export const E2E_SERVER_ENV: Record<string, string> = {
   BETTER_AUTH_SECRET: 'e2e-only-secret-0123456789abcdefghijklmnopqrstuvwxyz',
+  AUDIT_CHAIN_KEY: 'e2e-only-audit-chain-key-0123456789abcdefghijklmnopqrstuvwxyz',
   COUNTERSIGN_COOKIE_SECURE: 'false',
   CHAT_RATE_LIMIT_PER_MINUTE: '1000',
   AGENTS_RATE_LIMIT_PER_MINUTE: '1000',

@@ -140,8 +140,13 @@ describe('serverStartProblems', () => {
     expect(problem).toMatch(/^BETTER_AUTH_SECRET is required in production/);
   });
 
+  it('refuses production without its own AUDIT_CHAIN_KEY, naming the variable', () => {
+    expect(serverStartProblems(parseEnv({ NODE_ENV: 'production', BETTER_AUTH_SECRET: 'x'.repeat(32) }))).toEqual([expect.stringMatching(/^AUDIT_CHAIN_KEY is required in production/)]);
+    expect(() => parseEnv({ AUDIT_CHAIN_KEY: 'short' })).toThrow(/AUDIT_CHAIN_KEY=\(hidden\) is not valid/);
+  });
+
   it('lets production start with a secret, or with the development one when explicitly allowed', () => {
-    expect(serverStartProblems(parseEnv({ NODE_ENV: 'production', BETTER_AUTH_SECRET: 'x'.repeat(32) }))).toEqual([]);
+    expect(serverStartProblems(parseEnv({ NODE_ENV: 'production', BETTER_AUTH_SECRET: 'x'.repeat(32), AUDIT_CHAIN_KEY: 'k'.repeat(32) }))).toEqual([]);
     expect(serverStartProblems(parseEnv({ NODE_ENV: 'production', COUNTERSIGN_ALLOW_DEV_SECRET: 'true' }))).toEqual([]);
   });
 

@@ -46,6 +46,8 @@ export const envSchema = z.object({
     .transform((value) => value.split(',').map((host) => host.trim()))
     .pipe(z.array(z.string().regex(/^[\w.*-]+(:[\d*]+)?$/, { error: 'not a host or host:port pattern' })).min(1)),
   COUNTERSIGN_ALLOW_DEV_SECRET: flag.default(false),
+  AUDIT_CHAIN_KEY: z.string().min(32, { error: 'shorter than 32 characters' }).optional(),
+  AUDIT_CHAIN_LEGACY_LINKS: int(0, Number.MAX_SAFE_INTEGER).default(0),
   COUNTERSIGN_AUTH_RATE_LIMIT: z.enum(['on', 'off']).default('on'),
   COUNTERSIGN_COOKIE_SECURE: flag.default(true),
   COUNTERSIGN_SHOW_DEMO_ACCOUNTS: flag.default(false),
@@ -97,7 +99,17 @@ export const ENV_DOCS: Record<keyof Variables, { accepts: string; meaning: strin
     accepts: 'comma-separated `host` or `host:port` patterns, `*` wildcards (default `localhost,localhost:*,127.0.0.1,127.0.0.1:*`)',
     meaning: 'hosts the app answers on when `BETTER_AUTH_URL` is unset',
   },
-  COUNTERSIGN_ALLOW_DEV_SECRET: { accepts: '`1`/`true` or `0`/`false` (default off)', meaning: 'let production run with the built-in development secret (never on a real deployment)' },
+  COUNTERSIGN_ALLOW_DEV_SECRET: { accepts: '`1`/`true` or `0`/`false` (default off)', meaning: 'let production run with the built-in development secrets of `BETTER_AUTH_SECRET` and `AUDIT_CHAIN_KEY` (never on a real deployment)' },
+  AUDIT_CHAIN_KEY: {
+    accepts: '32+ characters',
+    meaning:
+      'keys the audit hash chain (HMAC-SHA256; never stored in the database, so its owner cannot recompute a changed entry’s links); required in production; `npm run audit:verify` and the auditor checking an export need the same value; outside production a built-in development key',
+    secret: true,
+  },
+  AUDIT_CHAIN_LEGACY_LINKS: {
+    accepts: 'whole number ≥ 0 (default 0)',
+    meaning: 'how many audit chain links were written before `AUDIT_CHAIN_KEY` (unkeyed sha256 links, checked as such); every later link must be keyed. Set it once, to the chain head’s number when the key was introduced',
+  },
   COUNTERSIGN_AUTH_RATE_LIMIT: { accepts: '`on` or `off` (default on)', meaning: 'better-auth’s sign-in rate limit (`off` only for test suites)' },
   COUNTERSIGN_COOKIE_SECURE: { accepts: '`1`/`true` or `0`/`false` (default true)', meaning: 'Secure cookies in production (`false` only for plain-http test servers)' },
   COUNTERSIGN_SHOW_DEMO_ACCOUNTS: { accepts: '`1`/`true` or `0`/`false` (default off)', meaning: 'list the demo accounts on the sign-in page in production' },
@@ -327,17 +339,22 @@ export function isNextBuild(): boolean {
 /**
  * Rules for a server that serves requests, checked when it starts (instrumentation.ts) rather than
  * whenever the environment is read, so scripts and `next build` are not bound by them: in
- * production the sessions need the deployment's own secret, not the built-in development one
- * (unless COUNTERSIGN_ALLOW_DEV_SECRET says otherwise, for throwaway demos).
+ * production the sessions need the deployment's own secret and the audit chain its own key, not the
+ * built-in development ones (unless COUNTERSIGN_ALLOW_DEV_SECRET says otherwise, for throwaway demos).
  *
  * @param config the validated environment
  * @returns one line per problem, naming its variable; empty when the server may start
  */
-export function serverStartProblems(config: Pick<Env, 'NODE_ENV' | 'BETTER_AUTH_SECRET' | 'COUNTERSIGN_ALLOW_DEV_SECRET'>): string[] {
-  if (config.NODE_ENV === 'production' && !config.BETTER_AUTH_SECRET && !config.COUNTERSIGN_ALLOW_DEV_SECRET) {
-    return ['BETTER_AUTH_SECRET is required in production: 32+ random characters (e.g. the output of `openssl rand -base64 32`); it signs the sessions.'];
+export function serverStartProblems(config: Pick<Env, 'NODE_ENV' | 'BETTER_AUTH_SECRET' | 'COUNTERSIGN_ALLOW_DEV_SECRET'> & Partial<Pick<Env, 'AUDIT_CHAIN_KEY'>>): string[] {
+  const problems: string[] = [];
+  if (config.NODE_ENV !== 'production' || config.COUNTERSIGN_ALLOW_DEV_SECRET) return problems;
+  if (!config.BETTER_AUTH_SECRET) {
+    problems.push('BETTER_AUTH_SECRET is required in production: 32+ random characters (e.g. the output of `openssl rand -base64 32`); it signs the sessions.');
   }
-  return [];
+  if (!config.AUDIT_CHAIN_KEY) {
+    problems.push('AUDIT_CHAIN_KEY is required in production: 32+ random characters (e.g. `openssl rand -base64 32`), kept outside the database; it keys the audit hash chain (README: Tamper-evident audit).');
+  }
+  return problems;
 }
 
 /**

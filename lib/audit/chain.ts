@@ -1,12 +1,16 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { fingerprintToolCall } from '@/lib/agent/fingerprint';
+import { auditChainKeying, type ChainKeying } from './chain-key';
 
 /**
  * The audit hash chain. Every decision and every audit event is a link:
  * - `content_hash` = hex sha256 of the entry's canonical JSON (RFC 8785, via `canonicalize`);
- * - `hash` = hex sha256 of the bytes of the previous link's `hash` followed by the bytes of
- *   `content_hash` (the first link follows GENESIS, 64 zeros);
+ * - `hash` = hex HMAC-SHA256, keyed with AUDIT_CHAIN_KEY (a secret the database never stores), of
+ *   the bytes of the previous link's `hash` followed by the bytes of `content_hash` (the first
+ *   link follows GENESIS, 64 zeros). Whoever can write to the database can change an entry and
+ *   recompute its content hash, but not the links after it without the key. Links written before
+ *   the key existed (the first AUDIT_CHAIN_LEGACY_LINKS) are plain sha256 of the same bytes;
  * - `chain_seq` numbers the links 1, 2, 3 … across both tables.
  * Writers add a link in the statement that writes the entry, by updating the one-row
  * `audit_chain_head` (its row lock serialises writers, so the chain never forks). Decisions build
@@ -25,9 +29,32 @@ function canonical(value: unknown): string {
   return text;
 }
 
-/** `hash` of a link: sha256(prev bytes ‖ content hash bytes), hex. */
-export function linkHash(prevHash: string, contentHash: string): string {
-  return sha256(Buffer.concat([Buffer.from(prevHash, 'hex'), Buffer.from(contentHash, 'hex')]));
+/**
+ * `hash` of a link: HMAC-SHA256(key, prev bytes ‖ content hash bytes), hex; with `key` null the
+ * unkeyed form of links older than the key, sha256(prev bytes ‖ content hash bytes).
+ * @param key default: the configured AUDIT_CHAIN_KEY (lib/audit/chain-key.ts)
+ */
+export function linkHash(prevHash: string, contentHash: string, key: string | null = auditChainKeying().key): string {
+  const bytes = Buffer.concat([Buffer.from(prevHash, 'hex'), Buffer.from(contentHash, 'hex')]);
+  return key === null ? sha256(bytes) : createHmac('sha256', key).update(bytes).digest('hex');
+}
+
+/**
+ * The hash link number `seq` must have: unkeyed for the legacy links (seq ≤ keying.legacyLinks),
+ * keyed for every later one.
+ */
+export function expectedLinkHash(seq: bigint, prevHash: string, contentHash: string, keying: ChainKeying = auditChainKeying()): string {
+  return linkHash(prevHash, contentHash, seq <= keying.legacyLinks ? null : keying.key);
+}
+
+/** Why a link's hash is not the expected one, in words (recomputed without the key, or another key). */
+export function linkHashProblem(seq: bigint, prevHash: string, contentHash: string, hash: string, keying: ChainKeying): string {
+  if (seq > keying.legacyLinks && linkHash(prevHash, contentHash, null) === hash) {
+    return `Link ${seq} is a plain sha256 link, not keyed with AUDIT_CHAIN_KEY: it was recomputed by someone without the key (or it is older than the key: then AUDIT_CHAIN_LEGACY_LINKS must count it).`;
+  }
+  return seq <= keying.legacyLinks
+    ? `The hash of link ${seq} (written before the key) is not sha256(previous ‖ content).`
+    : `The hash of link ${seq} is not HMAC-SHA256(AUDIT_CHAIN_KEY, previous ‖ content): it was changed, or made with another key.`;
 }
 
 /** JSON as stored in jsonb and read back (undefined → null), so writer and verifier hash the same value. */
@@ -123,16 +150,22 @@ export interface BrokenLink {
   table: 'decisions' | 'audit_events' | 'audit_chain_head';
   id: string;
   seq: string;
-  problem: 'content_changed' | 'args_changed' | 'wrong_previous_hash' | 'wrong_hash' | 'missing_link' | 'head_mismatch';
+  problem: 'content_changed' | 'args_changed' | 'wrong_previous_hash' | 'wrong_hash' | 'not_keyed' | 'missing_link' | 'head_mismatch';
   message: string;
 }
 
 /**
  * Checks links in chain order, continuing from `state` (so a long chain can be checked page by page).
  * @param state the last good link so far: `{ seq: 0n, hash: GENESIS }` at the start
- * @returns the new state, or the first broken link
+ * @param keying the key and how many links are older than it (default: the configured ones)
+ * @returns the new state, or the first broken link (`not_keyed`: a link after the legacy ones that
+ *   is plain sha256 — recomputed without the key)
  */
-export function checkLinks(links: ChainLink[], state: { seq: bigint; hash: string }): { state: { seq: bigint; hash: string } } | { broken: BrokenLink } {
+export function checkLinks(
+  links: ChainLink[],
+  state: { seq: bigint; hash: string },
+  keying: ChainKeying = auditChainKeying(),
+): { state: { seq: bigint; hash: string } } | { broken: BrokenLink } {
   let { seq, hash } = state;
   for (const link of links) {
     const where = { table: link.table, id: link.row.id, seq: String(link.seq) };
@@ -154,8 +187,11 @@ export function checkLinks(links: ChainLink[], state: { seq: bigint; hash: strin
     if (link.prevHash !== hash) {
       return { broken: { ...where, problem: 'wrong_previous_hash', message: `Link ${link.seq} does not follow link ${seq}.` } };
     }
-    const expected = linkHash(hash, link.contentHash);
-    if (expected !== link.hash) return { broken: { ...where, problem: 'wrong_hash', message: `The hash of link ${link.seq} is not sha256(previous ‖ content).` } };
+    const expected = expectedLinkHash(link.seq, hash, link.contentHash, keying);
+    if (expected !== link.hash) {
+      const unkeyed = link.seq > keying.legacyLinks && link.hash !== null && linkHash(hash, link.contentHash, null) === link.hash;
+      return { broken: { ...where, problem: unkeyed ? 'not_keyed' : 'wrong_hash', message: linkHashProblem(link.seq, hash, link.contentHash, link.hash ?? '', keying) } };
+    }
     seq = link.seq;
     hash = expected;
   }

@@ -1,6 +1,7 @@
 import 'server-only';
 import { randomUUID } from 'node:crypto';
-import type { PrismaClient } from '@/lib/generated/prisma/client';
+import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
+import { keyedLinkSql } from '@/lib/store/rows';
 import { prisma } from '@/lib/store/db';
 import { contentHash, eventContent } from './chain';
 
@@ -62,7 +63,7 @@ export async function recordAuditEvent(
   const hash = contentHash(eventContent(row));
   await db.$executeRaw`
     WITH head AS (
-      UPDATE audit_chain_head SET seq = seq + 1, prev_hash = hash, hash = encode(sha256(decode(hash, 'hex') || decode(${hash}, 'hex')), 'hex')
+      UPDATE audit_chain_head SET seq = seq + 1, prev_hash = hash, hash = ${keyedLinkSql(Prisma.sql`hash`, Prisma.sql`${hash}`)}
       WHERE id = 1
       RETURNING seq, prev_hash, hash
     )

@@ -1,5 +1,6 @@
 import { fingerprintToolCall } from '@/lib/agent/fingerprint';
-import { contentHash, decisionContent, eventContent, GENESIS, linkHash } from './chain';
+import { contentHash, decisionContent, eventContent, expectedLinkHash, GENESIS, linkHashProblem } from './chain';
+import { auditChainKeying } from './chain-key';
 import type { EntryLine, ExportScope, HeaderLine } from './export';
 
 /**
@@ -92,8 +93,12 @@ function checkEntry(entry: EntryLine, line: number): ExportProblem | null {
       (entry.editedArgs === null || fingerprintToolCall({ toolName: entry.toolName, args: entry.editedArgs }) === entry.editedFingerprint);
     if (!argsOk) return { ...where, problem: 'args_changed', message: `The arguments of decision ${entry.id} do not match its fingerprint.` };
   }
-  if (!/^[0-9a-f]{64}$/.test(entry.prevHash) || linkHash(entry.prevHash, entry.contentHash) !== entry.hash) {
-    return { ...where, problem: 'wrong_hash', message: `The hash of link ${entry.seq} is not sha256(previous hash ‖ content hash).` };
+  if (!/^[0-9a-f]{64}$/.test(entry.prevHash)) return { ...where, problem: 'wrong_hash', message: `Link ${entry.seq}'s previous hash is not a hash.` };
+  // Keyed with AUDIT_CHAIN_KEY (the auditor needs it), except the links older than the key.
+  const keying = auditChainKeying();
+  const seq = /^\d+$/.test(entry.seq ?? '') ? BigInt(entry.seq!) : keying.legacyLinks + 1n;
+  if (expectedLinkHash(seq, entry.prevHash, entry.contentHash, keying) !== entry.hash) {
+    return { ...where, problem: 'wrong_hash', message: linkHashProblem(seq, entry.prevHash, entry.contentHash, entry.hash, keying) };
   }
   return null;
 }

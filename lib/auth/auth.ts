@@ -17,7 +17,7 @@ function secret(): string {
   const configured = env().BETTER_AUTH_SECRET;
   if (configured) return configured;
   // The server does not start without it (instrumentation.ts); this guards any other caller.
-  const [problem] = serverStartProblems(env());
+  const problem = serverStartProblems(env()).find((line) => line.startsWith('BETTER_AUTH_SECRET'));
   if (problem) throw new Error(problem);
   return DEV_SECRET;
 }

@@ -65,7 +65,7 @@ export async function escalatePendingCall(db: PrismaClient, input: { pendingCall
         ${input.reason}, ${SYSTEM_ACTOR_ID}, 'system', e.fingerprint, NULL, ${dataHash}, stamp.at), 'UTF8')), 'hex') AS content_hash
       FROM escalated e CROSS JOIN stamp
     ),
-    ${nextChainLink},
+    ${nextChainLink()},
     decision AS (
       INSERT INTO decisions (id, pending_call_id, run_id, tool_call_id, kind, approved, reason, actor_id, actor_role, fingerprint, args,
         created_at, tool_name, chain_seq, content_hash, prev_hash, hash)

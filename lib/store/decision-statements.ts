@@ -94,7 +94,7 @@ export async function claimPendingCall(db: PrismaClient, input: ClaimInput): Pro
         ${dataHash}, stamp.at), 'UTF8')), 'hex') AS content_hash
       FROM claimed c JOIN target t ON t.id = c.id CROSS JOIN stamp
     ),
-    ${nextChainLink},
+    ${nextChainLink()},
     decision AS (
       INSERT INTO decisions (id, pending_call_id, run_id, tool_call_id, kind, approved, reason, actor_id, actor_role,
         fingerprint, args, edited_args, edited_fingerprint, resume_data, created_at, tool_name, chain_seq, content_hash, prev_hash, hash)
@@ -148,7 +148,7 @@ export async function castVote(db: PrismaClient, input: Parameters<AgentStore['c
         'vote', true, NULL::text, ${actor.id}, ${actor.role}, v.fingerprint, NULL::text, ${decisionDataHash({ editedArgs: null, resumeData: null })}, stamp.at), 'UTF8')), 'hex') AS content_hash
       FROM vote v CROSS JOIN stamp
     ),
-    ${nextChainLink},
+    ${nextChainLink()},
     record AS (
       INSERT INTO decisions (id, pending_call_id, run_id, tool_call_id, kind, approved, reason, actor_id, actor_role, fingerprint, args,
         created_at, tool_name, chain_seq, content_hash, prev_hash, hash)

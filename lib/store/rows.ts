@@ -1,3 +1,4 @@
+import { chainKeyPads } from '@/lib/audit/chain-key';
 import type { AgentChunk, DecisionSummary } from '@/lib/agent/chunks';
 import type { CallOutcome, NewPendingCall, PendingCall, RunRecord, RunState, RunStatus } from '@/lib/agent/store';
 import type { PolicyEvaluation } from '@/lib/agent/data-policy';
@@ -252,15 +253,27 @@ export const decisionEvents = (decision: DecisionSummary) => Prisma.sql`
 /**
  * The CTE `head`: appends the content hash that the statement's CTE `link` computed to the audit
  * hash chain (lib/audit/chain.ts) by updating the one-row `audit_chain_head`, whose row lock orders
- * the links. Returns the new link (`seq`, `prev_hash`, `hash`, `content_hash`), or no row when
- * `link` has none (nothing was claimed).
+ * the links. The link is HMAC-SHA256(AUDIT_CHAIN_KEY, previous ‖ content), computed here from the
+ * key's HMAC blocks (chainKeyPads: statement parameters, never stored). Returns the new link (`seq`,
+ * `prev_hash`, `hash`, `content_hash`), or no row when `link` has none (nothing was claimed).
  */
-export const nextChainLink = Prisma.sql`head AS (
+export function nextChainLink(): Prisma.Sql {
+  return Prisma.sql`head AS (
     UPDATE audit_chain_head h SET seq = h.seq + 1, prev_hash = h.hash,
-      hash = encode(sha256(decode(h.hash, 'hex') || decode(link.content_hash, 'hex')), 'hex')
+      hash = ${keyedLinkSql(Prisma.sql`h.hash`, Prisma.sql`link.content_hash`)}
     FROM link WHERE h.id = 1
     RETURNING h.seq, h.prev_hash, h.hash, link.content_hash
   )`;
+}
+
+/**
+ * SQL for HMAC-SHA256(AUDIT_CHAIN_KEY, decode(prev) ‖ decode(content)) as hex (RFC 2104 with the
+ * key's blocks from chainKeyPads), equal to lib/audit/chain.ts's linkHash.
+ */
+export function keyedLinkSql(prevHex: Prisma.Sql, contentHex: Prisma.Sql): Prisma.Sql {
+  const { ipad, opad } = chainKeyPads();
+  return Prisma.sql`encode(sha256(decode(${opad}, 'hex') || sha256(decode(${ipad}, 'hex') || decode(${prevHex}, 'hex') || decode(${contentHex}, 'hex'))), 'hex')`;
+}
 
 /** The run a close statement handed over to its caller, if any. */
 export function continuation(rows: ContinuationRow[]): RunRecord | null {
