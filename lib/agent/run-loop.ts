@@ -65,6 +65,12 @@ export async function runSteps(ctx: RunContext): Promise<StepsResult> {
     throwIfStopped(ctx);
     emit(ctx, 'step-start', { step: state.step });
     const { calls, refused, declined, cutOff } = await modelStep(ctx);
+    // A model that ignored the abort answered anyway: none of its calls runs after a Stop.
+    if (stopRequested(ctx)) {
+      for (const call of calls) settle(ctx, call, { type: 'error', message: NOT_RUN_STOPPED });
+      state.stepCalls = calls;
+      throw new RunStopped();
+    }
     if (calls.length === 0) {
       emit(ctx, 'step-finish', { step: state.step, finishReason: 'stop' });
       state.step += 1;

@@ -68,6 +68,11 @@ export class ScriptedModel implements LanguageModelV4 {
         async start(controller) {
           for (const part of parts) {
             if (delayMs > 0 && part.type === 'text-delta') await new Promise((resolve) => setTimeout(resolve, delayMs));
+            // Like a provider's HTTP call, the answer ends when the caller aborts it (Stop, behaviour §5b).
+            if (options.abortSignal?.aborted) {
+              controller.error(options.abortSignal.reason ?? new DOMException('The operation was aborted.', 'AbortError'));
+              return;
+            }
             controller.enqueue(part);
           }
           controller.close();

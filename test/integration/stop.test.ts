@@ -4,6 +4,8 @@ import { Agent } from '../../lib/agent/agent';
 import { AgentError } from '../../lib/agent/errors';
 import type { AgentStore } from '../../lib/agent/store';
 import { createTool } from '../../lib/agent/tool';
+import type { AgentChunk } from '../../lib/agent/chunks';
+import { ScriptedModel } from '../../lib/models/scripted';
 import { seed } from '../../lib/demo/seed';
 import { createOpsTools } from '../../lib/demo/tools';
 import { parseEnv } from '../../lib/env';
@@ -155,6 +157,30 @@ describe('Stop', () => {
     expect((await refunded(a.db)) - before).toBe(0);
     // The waiting approval still waits.
     expect(await a.db.pendingToolCall.count({ where: { threadId, status: 'pending' } })).toBe(1);
+  });
+});
+
+describe('Stop with the offline scripted model', () => {
+  it('cuts its answer short: the scripted model ends its stream when the call is aborted', async () => {
+    const db = createPrismaClient(databaseUrl());
+    servers.push({ close: () => db.$disconnect() });
+    const store = new PrismaAgentStore(db);
+    const agent = new Agent({ id: 'ops-agent', name: 'Ops agent', instructions: 'test', model: new ScriptedModel({ delayMs: 150 }), tools: createOpsTools(db), store });
+    const threadId = newThreadId();
+    const run = await agent.stream('hello', { threadId, resourceId: user.id, requester: user });
+    const seen: AgentChunk[] = [];
+    let stopped = false;
+    for await (const chunk of run.fullStream) {
+      seen.push(chunk);
+      if (chunk.type === 'text-delta' && !stopped) {
+        stopped = true;
+        expect(await agent.stop({ threadId })).toEqual({ runId: run.runId });
+      }
+    }
+    expect(only(seen, 'error').map((chunk) => chunk.payload.code)).toEqual(['RUN_STOPPED']);
+    // The full answer has 25 words; the stop came after the first few.
+    expect(only(seen, 'text-delta').length).toBeLessThan(15);
+    expect((await db.run.findUniqueOrThrow({ where: { id: run.runId } })).status).toBe('cancelled');
   });
 });
 
