@@ -18,7 +18,7 @@ type Handler = (request: Request, context: { params: Promise<Record<string, stri
 let prisma: typeof import('../../lib/store/db').prisma;
 let threadVersion: typeof import('../../lib/store/thread-version').threadVersion;
 let noticeStreamResponse: typeof import('../../lib/http/notify-sse').noticeStreamResponse;
-let routes: { chat: Handler; events: Handler; decision: Handler };
+let routes: { chat: Handler; events: Handler; decision: Handler; messages: Handler };
 
 const userId = `live-feed-${crypto.randomUUID()}`;
 let secret = '';
@@ -35,6 +35,7 @@ beforeAll(async () => {
   routes = {
     chat: (await import('../../app/api/chat/route')).POST as Handler,
     events: (await import('../../app/api/chat/[id]/events/route')).GET as Handler,
+    messages: (await import('../../app/api/chat/[id]/route')).GET as Handler,
     decision: (await import('../../app/api/runs/[runId]/tool-calls/[toolCallId]/decision/route')).POST as Handler,
   };
   await prisma().user.create({ data: { id: userId, name: 'Live feed', email: `${userId}@example.com`, role: 'user', emailVerified: true } });
@@ -176,6 +177,16 @@ describe('the chat feed catches up with the page’s snapshot', () => {
     expect(await threadVersion(run.threadId)).toBe(waiting);
     await decline(run);
     expect(await threadVersion(run.threadId)).not.toBe(waiting);
+  });
+
+  it('gives the thread’s copy with the names of the people its cards name (what the chat reads when nothing streams)', async () => {
+    const run = await threadWithWaitingCall();
+    await decline(run);
+    const response = await call(routes.messages, `/api/chat/${run.threadId}`, { id: run.threadId });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { messages: { parts: { type: string; data?: { resumed?: boolean } }[] }[]; people: Record<string, { name: string; email: string | null }> };
+    expect(body.messages.some((message) => message.parts.some((part) => part.type === 'data-tool-call-approval' && part.data?.resumed === true))).toBe(true);
+    expect(body.people[userId]).toEqual({ name: 'Live feed', email: `${userId}@example.com` });
   });
 
   it('refuses a since that is not a version with 400 BAD_REQUEST', async () => {
