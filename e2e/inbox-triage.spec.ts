@@ -205,6 +205,30 @@ test.describe('inbox: keyboard', () => {
 });
 
 test.describe('inbox: edit form from the tool’s schema, and the diff', () => {
+  test('an edit that needs more than this approval (4900 needs two reviewers) is refused where the reviewer approved, naming the rule; nothing runs', async ({ browser, chat, page, db }) => {
+    await page.setViewportSize(DESKTOP);
+    const threadId = await chat.open();
+    await chat.send('refund order ord-1042 for 250');
+    const card = chat.approvalCard('issue-refund');
+    await expect(card).toHaveAttribute('data-state', 'pending');
+    const [call] = await db.pendingIn(threadId, 'issue-refund');
+
+    const { context: rita, page: reviewer, inbox } = await reviewerInbox(browser, ACCOUNTS.rita, call.root_tool_call_id);
+    await reviewer.getByTestId('inbox-edit').click();
+    await reviewer.getByLabel('amount').fill('4900');
+    await reviewer.getByTestId('inbox-edit-submit').click();
+    const notice = reviewer.getByTestId('inbox-error');
+    await expect(notice).toContainText('2 different reviewers (rule “Very large refunds”)');
+    await expect(notice).toContainText('Approve it unchanged, or decline it with a reason');
+    // The edit form stays open under the message, the call still waits as it was shown, in the inbox and in Ada's chat.
+    await expect(reviewer.getByTestId('inbox-edit-submit')).toBeVisible();
+    await expect(inbox.row(call.root_tool_call_id)).toHaveCount(1);
+    expect(await db.query(`SELECT status, args FROM pending_tool_calls WHERE id = $1`, [call.id])).toEqual([{ status: 'pending', args: { orderId: 'ord-1042', amount: 250 } }]);
+    expect(await db.query(`SELECT count(*)::int AS n FROM decisions WHERE pending_call_id = $1`, [call.id])).toEqual([{ n: 0 }]);
+    await expect(card).toHaveAttribute('data-state', 'pending');
+    await rita.close();
+  });
+
   test('the form enforces the tool’s limits before sending; the card and the audit show what changed, field by field', async ({ browser, chat, page, db }) => {
     await page.setViewportSize(DESKTOP);
     const threadId = await chat.open();
