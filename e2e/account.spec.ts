@@ -74,7 +74,7 @@ test.describe('your account (/settings/password)', () => {
 
     // The change: the fields are emptied, this browser stays signed in, the other session ends.
     await fill(DEMO_PASSWORD, 'a-brand-new-secret');
-    await expect(page.getByTestId('password-changed')).toHaveText('Password changed. Your other sessions are signed out.');
+    await expect(page.getByTestId('password-changed')).toHaveText('Password changed. Your other sessions are signed out. Your API keys were revoked; create new ones under API keys.');
     await expect(form.getByLabel('Current password')).toHaveValue('');
     await expect(page.getByTestId('password-error')).toHaveCount(0);
     const other = await fetch(`${BASE_URL}/api/threads`, { headers: { cookie: elsewhere } });
