@@ -88,7 +88,7 @@ test.describe('your account (/settings/password)', () => {
       `SELECT action, actor_id, target_id, details FROM audit_events WHERE actor_id = $1 AND action = 'auth.password_changed'`,
       [person.id],
     );
-    expect(audit).toEqual([{ action: 'auth.password_changed', actor_id: person.id, target_id: person.id, details: { otherSessionsSignedOut: true } }]);
+    expect(audit).toEqual([{ action: 'auth.password_changed', actor_id: person.id, target_id: person.id, details: { otherSessionsSignedOut: true, keysRevoked: 0 } }]);
     // The account's other page, its API keys, is one tab away.
     await page.getByTestId('settings-tab-keys').click();
     await expect(page.getByRole('heading', { name: 'API keys' })).toBeVisible();

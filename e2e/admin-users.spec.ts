@@ -1,6 +1,6 @@
 import type { APIRequestContext } from '@playwright/test';
 import { ACCOUNTS, contextAs, expect, sessionCookie, signIn, test } from './support';
-import { BASE_URL, extraPort } from './config';
+import { BASE_URL, DEMO_PASSWORD, extraPort } from './config';
 import { startServer, type ExtraServer } from './servers';
 import { checkAccessible, DESKTOP, MOBILE, reviewerInbox } from './ui';
 
@@ -315,6 +315,7 @@ test.describe('user administration (/admin/users)', () => {
     // The one-time secret panel and a listed key.
     await page.setViewportSize(DESKTOP);
     await page.getByLabel('Name').fill('screenshot key');
+    await page.getByLabel('Your password').fill(DEMO_PASSWORD);
     await page.getByTestId('create-key').click();
     await expect(page.getByTestId('new-key-secret')).toBeVisible();
     await checkAccessible(page, 'settings-keys-secret');
