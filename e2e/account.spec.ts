@@ -74,7 +74,7 @@ test.describe('your account (/settings/password)', () => {
 
     // The change: the fields are emptied, this browser stays signed in, the other session ends.
     await fill(DEMO_PASSWORD, 'a-brand-new-secret');
-    await expect(page.getByTestId('password-changed')).toHaveText('Password changed. Your other sessions are signed out.');
+    await expect(page.getByTestId('password-changed')).toHaveText('Password changed. Your other sessions are signed out. Your API keys were revoked; create new ones under API keys.');
     await expect(form.getByLabel('Current password')).toHaveValue('');
     await expect(page.getByTestId('password-error')).toHaveCount(0);
     const other = await fetch(`${BASE_URL}/api/threads`, { headers: { cookie: elsewhere } });
@@ -88,7 +88,7 @@ test.describe('your account (/settings/password)', () => {
       `SELECT action, actor_id, target_id, details FROM audit_events WHERE actor_id = $1 AND action = 'auth.password_changed'`,
       [person.id],
     );
-    expect(audit).toEqual([{ action: 'auth.password_changed', actor_id: person.id, target_id: person.id, details: { otherSessionsSignedOut: true } }]);
+    expect(audit).toEqual([{ action: 'auth.password_changed', actor_id: person.id, target_id: person.id, details: { otherSessionsSignedOut: true, keysRevoked: 0 } }]);
     // The account's other page, its API keys, is one tab away.
     await page.getByTestId('settings-tab-keys').click();
     await expect(page.getByRole('heading', { name: 'API keys' })).toBeVisible();

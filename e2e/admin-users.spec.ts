@@ -1,6 +1,6 @@
 import type { APIRequestContext } from '@playwright/test';
 import { ACCOUNTS, contextAs, expect, sessionCookie, signIn, test } from './support';
-import { BASE_URL, extraPort } from './config';
+import { BASE_URL, DEMO_PASSWORD, extraPort } from './config';
 import { startServer, type ExtraServer } from './servers';
 import { checkAccessible, DESKTOP, MOBILE, reviewerInbox } from './ui';
 
@@ -50,12 +50,23 @@ test.describe('user administration (/admin/users)', () => {
     const threadId = `nia-${crypto.randomUUID()}`;
     const paused = await (await nia.post('/api/agents/ops-agent/generate', { data: { messages: 'delete record rec-44', threadId, resourceId: niaId } })).json();
     expect(paused.finishReason).toBe('suspended');
-    const key = await (await nia.post('/api/keys', { data: { name: 'nia cli', scopes: ['agents:run'] }, headers: origin })).json();
+    const key = await (await nia.post('/api/keys', { data: { name: 'nia cli', scopes: ['agents:run'], password }, headers: origin })).json();
     expect(key.secret).toBeTruthy();
+    const spare = await (await nia.post('/api/keys', { data: { name: 'nia spare', scopes: ['agents:run'], password }, headers: origin })).json();
+    expect(spare.secret).toBeTruthy();
     await expect(async () => {
       await page.reload();
-      await expect(row).toContainText('1 API key');
+      await expect(row).toContainText('2 API keys');
     }).toPass();
+    // The admin lists her keys and revokes one: it is refused at once, the other still works.
+    await row.getByTestId('user-keys-toggle').click();
+    await expect(row.getByTestId('user-key-row')).toHaveCount(2);
+    await row.getByRole('button', { name: 'Revoke nia spare of Nia' }).click();
+    await expect(row.getByTestId('user-key-row').filter({ hasText: 'nia spare' })).toHaveAttribute('data-status', 'revoked');
+    await expect(row).toContainText('1 API key');
+    const spareUse = await fetch(`${BASE_URL}/api/me`, { headers: { authorization: `Bearer ${spare.secret}` } });
+    expect(spareUse.status).toBe(401);
+    expect((await fetch(`${BASE_URL}/api/me`, { headers: { authorization: `Bearer ${key.secret}` } })).status).toBe(200);
 
     await row.getByRole('button', { name: 'Deactivate Nia' }).click();
     await page.getByLabel('Reason (optional, kept in the audit)').fill('left the team');
@@ -304,6 +315,7 @@ test.describe('user administration (/admin/users)', () => {
     // The one-time secret panel and a listed key.
     await page.setViewportSize(DESKTOP);
     await page.getByLabel('Name').fill('screenshot key');
+    await page.getByLabel('Your password').fill(DEMO_PASSWORD);
     await page.getByTestId('create-key').click();
     await expect(page.getByTestId('new-key-secret')).toBeVisible();
     await checkAccessible(page, 'settings-keys-secret');

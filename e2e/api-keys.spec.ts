@@ -4,13 +4,13 @@ import { MastraClient } from '@mastra/client-js';
 import type { APIRequestContext } from '@playwright/test';
 import { ACCOUNTS, expect, signIn, test } from './support';
 import { checkAccessible, DESKTOP, MOBILE } from './ui';
-import { BASE_URL } from './config';
+import { BASE_URL, DEMO_PASSWORD } from './config';
 
 type Chunk = { type: string; runId: string; payload: Record<string, any> };
 
-/** Creates a key through /api/keys with the context's session. @returns the secret and the summary */
+/** Creates a key through /api/keys with the context's session (and the demo password, asked again). @returns the secret and the summary */
 async function createKey(request: APIRequestContext, body: Record<string, unknown>) {
-  const response = await request.post('/api/keys', { data: body, headers: { origin: BASE_URL } });
+  const response = await request.post('/api/keys', { data: { password: DEMO_PASSWORD, ...body }, headers: { origin: BASE_URL } });
   expect(response.status(), await response.text()).toBe(201);
   return (await response.json()) as { secret: string; key: { id: string; scopes: string[]; status: string } };
 }
@@ -57,9 +57,16 @@ test.describe('API keys', () => {
     // Ada is an end user: the scopes of reviewers and admins are not offered.
     await expect(page.getByRole('checkbox', { name: /inbox:read/ })).toHaveCount(0);
     await expect(page.getByRole('checkbox', { name: /audit:read/ })).toHaveCount(0);
+    // Her user id, the agents API's resourceId, is on the page.
+    await expect(page.getByTestId('my-user-id')).toHaveText('user-ada');
     const name = `client ${crypto.randomUUID().slice(0, 8)}`;
     await page.getByLabel('Name').fill(name);
     await page.getByRole('checkbox', { name: /decisions:write/ }).check();
+    // A wrong password makes no key and says so.
+    await page.getByLabel('Your password').fill('not her password');
+    await page.getByTestId('create-key').click();
+    await expect(page.getByTestId('keys-error')).toContainText(/not your password/i);
+    await page.getByLabel('Your password').fill(DEMO_PASSWORD);
     await page.getByLabel('Expires').selectOption('');
     await page.getByTestId('create-key').click();
     const secret = await page.getByTestId('new-key-value').inputValue();
@@ -149,7 +156,7 @@ test.describe('API keys', () => {
   test('scopes, roles, expiry, unknown keys, session-only routes and the per-key limit give clear 401/403/429 codes', async ({ request, db, playwright }) => {
     const ada = await createKey(request, { name: 'run only', scopes: ['agents:run'] });
     // A scope beyond the role is refused at creation.
-    const tooMuch = await request.post('/api/keys', { data: { name: 'inbox', scopes: ['inbox:read'] }, headers: { origin: BASE_URL } });
+    const tooMuch = await request.post('/api/keys', { data: { name: 'inbox', scopes: ['inbox:read'], password: DEMO_PASSWORD }, headers: { origin: BASE_URL } });
     expect(tooMuch.status()).toBe(403);
     expect((await tooMuch.json()).error.code).toBe('SCOPE_NOT_ALLOWED');
 
@@ -230,7 +237,7 @@ test.describe('API keys', () => {
     // Bad input changes nothing.
     const before = await db.query<{ n: string }>(`SELECT count(*) AS n FROM api_keys WHERE reference_id = 'user-ada'`);
     for (const bad of [{ name: '', scopes: ['agents:run'] }, { name: 'x', scopes: [] }, { name: 'x', scopes: ['nope'] }, { name: 'x', scopes: ['agents:run'], expiresInDays: 0 }]) {
-      const response = await request.post('/api/keys', { data: bad, headers: { origin: BASE_URL } });
+      const response = await request.post('/api/keys', { data: { password: DEMO_PASSWORD, ...bad }, headers: { origin: BASE_URL } });
       expect(response.status(), JSON.stringify(bad)).toBe(400);
     }
     expect(await db.query(`SELECT count(*) AS n FROM api_keys WHERE reference_id = 'user-ada'`)).toEqual(before);

@@ -16,6 +16,7 @@ import { Input } from '@/components/ui/textarea';
 import { LocalTime } from '@/components/ui/time';
 import { revealBidi } from '@/components/ui/describe';
 import type { ManagedUser } from '@/lib/admin/users';
+import { UserKeys } from './user-keys';
 
 type Role = ManagedUser['role'];
 type SignUp = { enabled: boolean; domains: string[]; source: 'database' | 'environment' };
@@ -102,11 +103,7 @@ export function UsersView({ initialUsers, initialSignUp, viewer }: { initialUser
                   <span className="truncate text-xs text-muted-foreground">
                     <bdi>{revealBidi(user.email)}</bdi>
                   </span>
-                  {user.activeKeys > 0 ? (
-                    <span className="flex items-center gap-1 text-xs text-muted-foreground">
-                      <KeyRound className="size-3" aria-hidden /> {user.activeKeys} API {user.activeKeys === 1 ? 'key' : 'keys'}
-                    </span>
-                  ) : null}
+                  {user.activeKeys > 0 ? <UserKeys user={user} onActiveKeys={(activeKeys) => replace({ ...user, activeKeys })} onError={setError} /> : null}
                 </div>
                 <div className="flex flex-wrap items-center gap-2">
                   <label className="sr-only" htmlFor={`role-${user.id}`}>
@@ -172,7 +169,7 @@ export function UsersView({ initialUsers, initialSignUp, viewer }: { initialUser
         description={
           confirm?.action === 'deactivate'
             ? 'They are signed out everywhere and their API keys stop working at once. Calls they asked for stay in the inbox for reviewers.'
-            : 'They are signed out everywhere; you get a temporary password to hand over.'
+            : 'They are signed out everywhere and all their API keys are revoked; you get a temporary password to hand over.'
         }
         returnFocusTo={() => (confirm ? triggers.current.get(`${confirm.action}-${confirm.user.id}`) : null)}
         actions={
@@ -196,6 +193,7 @@ export function UsersView({ initialUsers, initialSignUp, viewer }: { initialUser
                 const outcome = await sendJson<{ temporaryPassword: string }>(`/api/admin/users/${encodeURIComponent(current.user.id)}/password`, { method: 'POST' });
                 setBusy(null);
                 if (!outcome.ok) return setError(outcome.error);
+                replace({ ...current.user, activeKeys: 0 });
                 setHandover({ email: current.user.email, password: outcome.data.temporaryPassword, created: false, deactivated: !current.user.active });
               }}
             >

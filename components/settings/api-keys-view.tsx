@@ -58,7 +58,15 @@ export function ApiKeysView({ initialKeys, allowedScopes, viewer }: { initialKey
           <a href="/docs/api" className="text-primary underline underline-offset-4">
             API reference
           </a>{' '}
-          lists every route and the scope it needs.
+          lists every route and the scope it needs. Creating a key asks for your password again; you can have at most 10 active keys. Changing your password (or an
+          administrator resetting it) revokes all your keys.
+        </p>
+        <p className="text-sm">
+          Your user id (the agents API&apos;s <code className="rounded bg-muted px-1 py-0.5 text-xs">resourceId</code>, which defaults to it; a program can also ask{' '}
+          <code className="rounded bg-muted px-1 py-0.5 text-xs">GET /api/me</code>):{' '}
+          <code data-testid="my-user-id" className="rounded bg-muted px-1 py-0.5 font-mono text-xs">
+            {viewer.id}
+          </code>
         </p>
         {secret ? (
           <NewSecret secret={secret} onDone={() => setSecret(null)} />
@@ -201,10 +209,12 @@ function CreateKeyForm({
               scopes,
               expiresInDays: expires ? Number(expires) : null,
               rateLimitPerMinute: Number(form.get('rateLimit') ?? 120),
+              password: String(form.get('password') ?? ''),
             },
           });
           setBusy(false);
           if (!outcome.ok) return onError(outcome.error);
+          (event.target as HTMLFormElement).reset();
           onCreated(outcome.data.key, outcome.data.secret);
         }}
       >
@@ -226,6 +236,10 @@ function CreateKeyForm({
           <label className="flex flex-col gap-1 text-sm">
             Requests per minute
             <Input name="rateLimit" type="number" min={1} max={10000} defaultValue={120} required />
+          </label>
+          <label className="flex flex-col gap-1 text-sm">
+            Your password
+            <Input name="password" type="password" required maxLength={128} autoComplete="current-password" />
           </label>
         </div>
         <fieldset className="flex flex-col gap-2" aria-describedby={scopeMissing ? `${id}-scope-error` : undefined}>

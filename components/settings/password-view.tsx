@@ -77,7 +77,7 @@ export function PasswordView({ viewer, email, temporary, next }: { viewer: Viewe
     setCurrent('');
     setNewPassword('');
     setRepeat('');
-    const message = signOutOthers ? 'Password changed. Your other sessions are signed out.' : 'Password changed.';
+    const message = `${signOutOthers ? 'Password changed. Your other sessions are signed out.' : 'Password changed.'} Your API keys were revoked; create new ones under API keys.`;
     setDone(message);
     toast(message);
   }
@@ -128,7 +128,7 @@ export function PasswordView({ viewer, email, temporary, next }: { viewer: Viewe
                 onChange={(event) => setSignOutOthers(event.target.checked)}
                 data-testid="password-sign-out-others"
               />
-              <span>Sign out my other sessions (other browsers and devices); API keys keep working</span>
+              <span>Sign out my other sessions (other browsers and devices)</span>
             </label>
             {error ? (
               <p id={`${ids}-error`} role="alert" data-testid="password-error" className="text-sm text-destructive">
@@ -156,6 +156,9 @@ export function PasswordView({ viewer, email, temporary, next }: { viewer: Viewe
                 ) : null}
               </p>
             ) : null}
+            <p className="text-xs text-muted-foreground" data-testid="password-keys-note">
+              Changing your password revokes all your API keys: programs using them stop working until you give them new ones.
+            </p>
             <Button type="submit" variant="primary" disabled={pending} data-testid="password-submit" className="self-start">
               {pending ? 'Changing…' : 'Change password'}
             </Button>

@@ -6,7 +6,7 @@ import { ApiError } from '@/lib/http/errors';
 import { countInWindow } from '@/lib/http/rate-limit';
 import { prisma } from '@/lib/store/db';
 import { auth } from './auth';
-import { accountKey, lockedUntil, recordFailure } from './guards';
+import { accountKey, clearSignInFailures, lockedUntil, recordFailure } from './guards';
 import { SCOPES, scopesForRole, type Scope } from './scopes';
 import { disableAllKeysOf, keyCache, type CheckedApiKey, type KeyIdentity } from './key-cache';
 
@@ -244,7 +244,11 @@ async function checkPassword(actor: { id: string; email: string }, password: str
   if (locked) throw accountLocked(locked);
   const credential = await prisma().account.findFirst({ where: { userId: actor.id, providerId: 'credential' }, select: { password: true } });
   const context = await auth().$context;
-  if (credential?.password && (await context.password.verify({ hash: credential.password, password }))) return;
+  if (credential?.password && (await context.password.verify({ hash: credential.password, password }))) {
+    // The right password ends a run of wrong ones, as a sign-in does.
+    await clearSignInFailures(email);
+    return;
+  }
   const until = await recordFailure(email);
   if (until) throw accountLocked(until);
   throw new ApiError(403, 'INVALID_PASSWORD', 'That is not your password; a new key needs your current password.');
