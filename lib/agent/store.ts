@@ -345,10 +345,7 @@ export interface AgentStore {
     events: AgentChunk[];
     newPendingCall?: NewPendingCall;
   }): Promise<RunRecord | null>;
-  /**
-   * Marks the top-level run as owned by a live process for `ms` more milliseconds.
-   * @returns whether someone asked to stop the run while it runs (`requestStop`)
-   */
+  /** Marks the top-level run as owned by a live process for `ms` more ms; says whether a Stop was asked (`requestStop`). */
   renewLease(input: { runId: string; ms: number }): Promise<{ stopRequested: boolean } | void>;
   /**
    * One statement: marks the thread's running top-level run as to be stopped and announces it to

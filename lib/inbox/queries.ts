@@ -326,7 +326,7 @@ function toInboxItem(row: PendingRow & { assignedTo: string | null; withdrawnVot
     why: call.policyEvaluation?.why ?? null,
     quorum: call.quorum,
     approvedBy: call.approvedBy,
-    withdrawnVotes: row.withdrawnVotes ?? [],
+    withdrawnVotes: [...(row.withdrawnVotes ?? [])].sort((a, b) => a.userId.localeCompare(b.userId)),
     policyVersion: call.policyVersion,
     suspendPayload: call.suspendPayload,
     resumeSchema: call.resumeSchema,

@@ -54,15 +54,16 @@ export async function withdrawUndecidableVotes(db: Pick<PrismaClient, '$queryRaw
 
 /**
  * A select-list column `"withdrawnVotes"` of the pending call aliased `alias`: the votes recorded on
- * it (`vote` decisions) whose voter is no longer in its `approved_by`, oldest first, as
- * `[{ userId, reason }]` — reason from the voter's account as it is now.
+ * it (`vote` decisions) whose voter is no longer in its `approved_by`, as `[{ userId, reason }]`
+ * in no set order (an ordered aggregate would add a Sort to every inbox page's plan; readers sort
+ * by `userId`) — reason from the voter's account as it is now.
  */
 export const withdrawnVotesColumn = (alias: string) => {
   const p = Prisma.raw(alias);
   return Prisma.sql`COALESCE((
     SELECT jsonb_agg(jsonb_build_object('userId', d.actor_id, 'reason',
       CASE WHEN u.banned IS TRUE THEN 'deactivated' WHEN u.role NOT IN ('reviewer', 'admin') THEN 'no longer a reviewer'
-           WHEN ${p}.assigned_to_role = 'admin' AND u.role <> 'admin' THEN 'no longer an admin' ELSE 'withdrawn' END) ORDER BY d.created_at)
+           WHEN ${p}.assigned_to_role = 'admin' AND u.role <> 'admin' THEN 'no longer an admin' ELSE 'withdrawn' END))
     FROM decisions d LEFT JOIN users u ON u.id = d.actor_id
     WHERE ${p}.quorum IS NOT NULL AND d.pending_call_id = ${p}.id AND d.kind = 'vote' AND NOT (d.actor_id = ANY(${p}.approved_by))
   ), '[]'::jsonb) AS "withdrawnVotes"`;
