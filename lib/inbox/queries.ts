@@ -6,7 +6,7 @@ import { queryText } from '@/lib/http/query';
 import { afterPosition, decodeCursor, encodeCursor, type KeysetPosition } from '@/lib/http/keyset';
 import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
 import { pendingColumns, toPendingCall, type PendingRow } from '@/lib/store/rows';
-import { withdrawnVotesColumn, type WithdrawnReason } from '@/lib/store/quorum-votes';
+import { withdrawnVotesOf, type WithdrawnReason } from '@/lib/store/quorum-votes';
 import { env } from '@/lib/env';
 import { prisma } from '@/lib/store/db';
 import type { ToolDescription } from '@/lib/agent/tool';
@@ -173,7 +173,7 @@ export function inboxPageQuery(query: InboxQuery, after: InboxPosition | KeysetP
   const filters: Prisma.Sql[] = [queueCondition(query.queue ?? 'all', viewer), ...filterConditions(query)];
   const order = sortSql(query.sort ?? 'newest', after && ('sortAt' in after ? after : { ...after, sortAt: after.createdAt }));
   return Prisma.sql`
-    SELECT ${pendingColumns('p')}, p.assigned_to AS "assignedTo", ${withdrawnVotesColumn('p')}, ${order.key} AS "sortAt" FROM pending_tool_calls p
+    SELECT ${pendingColumns('p')}, p.assigned_to AS "assignedTo", ${order.key} AS "sortAt" FROM pending_tool_calls p
     WHERE p.status = ${query.status} AND p.kind IN ('approval', 'suspension')
       AND ${Prisma.join(filters, ' AND ')}
       AND ${order.after}
@@ -302,14 +302,15 @@ export async function listInbox(
   );
   const page = rows.slice(0, query.limit);
   const last = page.at(-1);
+  const withdrawn = await withdrawnVotesOf(page.map(toPendingCall), db);
   return {
-    items: page.map(toInboxItem),
+    items: page.map((row) => toInboxItem(row, withdrawn.get(row.id))),
     nextCursor: rows.length > query.limit && last ? inboxCursor(sort, { sortAt: last.sortAt, createdAt: new Date(last.createdAt), id: last.id }) : null,
   };
 }
 
 /** The inbox's view of a pending call row. */
-function toInboxItem(row: PendingRow & { assignedTo: string | null; withdrawnVotes?: InboxItem['withdrawnVotes'] }): InboxItem {
+function toInboxItem(row: PendingRow & { assignedTo: string | null }, withdrawnVotes: InboxItem['withdrawnVotes'] = []): InboxItem {
   const call = toPendingCall(row);
   return {
     id: call.id,
@@ -326,7 +327,7 @@ function toInboxItem(row: PendingRow & { assignedTo: string | null; withdrawnVot
     why: call.policyEvaluation?.why ?? null,
     quorum: call.quorum,
     approvedBy: call.approvedBy,
-    withdrawnVotes: [...(row.withdrawnVotes ?? [])].sort((a, b) => a.userId.localeCompare(b.userId)),
+    withdrawnVotes,
     policyVersion: call.policyVersion,
     suspendPayload: call.suspendPayload,
     resumeSchema: call.resumeSchema,
@@ -360,7 +361,9 @@ function overdueAt(call: { createdAt: Date; deadlineAt?: Date | null; deadlineAc
  */
 export async function getInboxItem(id: string, db: PrismaClient = prisma()): Promise<InboxItem | null> {
   const [row] = await db.$queryRaw<(PendingRow & { assignedTo: string | null })[]>`
-    SELECT ${pendingColumns('p')}, p.assigned_to AS "assignedTo", ${withdrawnVotesColumn('p')} FROM pending_tool_calls p
+    SELECT ${pendingColumns('p')}, p.assigned_to AS "assignedTo" FROM pending_tool_calls p
     WHERE p.id = ${id} AND p.status IN ('pending', 'unknown') AND p.kind IN ('approval', 'suspension')`;
-  return row ? toInboxItem(row) : null;
+  if (!row) return null;
+  const withdrawn = await withdrawnVotesOf([toPendingCall(row)], db);
+  return toInboxItem(row, withdrawn.get(row.id));
 }

@@ -9,7 +9,7 @@ import { insertEvents, pendingColumns, toPendingCall, type PendingRow } from './
  * takes the admin role from someone whose vote was on a call escalated to admins, their votes leave
  * the `approved_by` of every call still waiting (the `vote` decision records stay in the audit), so
  * the call needs another reviewer's vote; the call's card gets its new count, and the inbox says
- * whose vote no longer counts and why (`withdrawnVotesColumn`).
+ * whose vote no longer counts and why (`withdrawnVotesOf`).
  */
 
 /** Why a vote no longer counts, as the inbox says it. */
@@ -53,18 +53,27 @@ export async function withdrawUndecidableVotes(db: Pick<PrismaClient, '$queryRaw
 }
 
 /**
- * A select-list column `"withdrawnVotes"` of the pending call aliased `alias`: the votes recorded on
- * it (`vote` decisions) whose voter is no longer in its `approved_by`, as `[{ userId, reason }]`
- * in no set order (an ordered aggregate would add a Sort to every inbox page's plan; readers sort
- * by `userId`) — reason from the voter's account as it is now.
+ * The votes recorded on quorum calls (`vote` decisions) whose voter is no longer in the call's
+ * `approved_by`, with the reason from the voter's account as it is now. One statement, and none when
+ * `calls` holds no quorum call (most inbox pages), so the page query's plan stays the keyset scan.
+ *
+ * @param calls pending calls as read (the id and `quorum` of each)
+ * @returns per call id with withdrawn votes, `[{ userId, reason }]` sorted by voter id
  */
-export const withdrawnVotesColumn = (alias: string) => {
-  const p = Prisma.raw(alias);
-  return Prisma.sql`COALESCE((
-    SELECT jsonb_agg(jsonb_build_object('userId', d.actor_id, 'reason',
+export async function withdrawnVotesOf(
+  calls: readonly { id: string; quorum?: number | null }[],
+  db: PrismaClient,
+): Promise<Map<string, { userId: string; reason: WithdrawnReason }[]>> {
+  const quorumCalls = calls.filter((call) => (call.quorum ?? 0) > 0);
+  const votes = new Map<string, { userId: string; reason: WithdrawnReason }[]>();
+  if (quorumCalls.length === 0) return votes;
+  const rows = await db.$queryRaw<{ callId: string; userId: string; reason: WithdrawnReason }[]>`
+    SELECT DISTINCT d.pending_call_id AS "callId", d.actor_id AS "userId",
       CASE WHEN u.banned IS TRUE THEN 'deactivated' WHEN u.role NOT IN ('reviewer', 'admin') THEN 'no longer a reviewer'
-           WHEN ${p}.assigned_to_role = 'admin' AND u.role <> 'admin' THEN 'no longer an admin' ELSE 'withdrawn' END))
-    FROM decisions d LEFT JOIN users u ON u.id = d.actor_id
-    WHERE ${p}.quorum IS NOT NULL AND d.pending_call_id = ${p}.id AND d.kind = 'vote' AND NOT (d.actor_id = ANY(${p}.approved_by))
-  ), '[]'::jsonb) AS "withdrawnVotes"`;
-};
+           WHEN p.assigned_to_role = 'admin' AND u.role <> 'admin' THEN 'no longer an admin' ELSE 'withdrawn' END AS reason
+    FROM decisions d JOIN pending_tool_calls p ON p.id = d.pending_call_id LEFT JOIN users u ON u.id = d.actor_id
+    WHERE d.pending_call_id = ANY(${quorumCalls.map((call) => call.id)}::text[]) AND d.kind = 'vote' AND NOT (d.actor_id = ANY(p.approved_by))`;
+  for (const row of rows) votes.set(row.callId, [...(votes.get(row.callId) ?? []), { userId: row.userId, reason: row.reason }]);
+  for (const list of votes.values()) list.sort((a, b) => a.userId.localeCompare(b.userId));
+  return votes;
+}
