@@ -287,7 +287,7 @@ test.describe('audit', () => {
     expect(byRun[two.runId]).toMatchObject({ kind: 'decline', approved: false, reason: 'not to b' });
     expect(byRun[three.runId]).toMatchObject({ kind: 'resume', resumeData: { city: 'Berlin' } });
     const csv = await (await alex.request.get('/api/audit?format=csv&actorId=reviewer-rita')).text();
-    expect(csv.split('\r\n')[0]).toContain('actorId,actorRole,kind');
+    expect(csv.split('\r\n')[0]).toContain('actorId,actorName,actorEmail,actorRole,kind');
     expect(csv).toContain('not to b');
     const page = await alex.newPage();
     await page.goto(`/audit?actorId=reviewer-rita`);

@@ -51,14 +51,15 @@ export interface ExportReport {
   /** The file holds the link the head names, with the head's hash: the last run ends at the head. */
   reachesHead: boolean;
   /**
-   * The file ends with its end line (or end row) and holds as many entries as it counts: nothing was
+   * The file ends with its end line (a CSV: its end comment line, or an older file's end row) and holds as many entries as it counts: nothing was
    * cut off its end. False for a file without one (an export of format 1, or loose entry lines).
    */
   complete: boolean;
   /**
    * What a CSV shows that no hash covers, so the verifier could not check it (null for JSON Lines,
    * whose entry lines hold nothing outside the hash). `columns`: the readable columns no hash covers
-   * in any row (`agentId`, `requester`, `why`). `subAgentRows`: rows of a sub-agent's call, whose
+   * in any row (`agentId`, `requester`, `why`, and the name and email columns beside the person ids
+   * in files that have them: `actorName`, `actorEmail`, `requesterName`, `requesterEmail`). `subAgentRows`: rows of a sub-agent's call, whose
    * `runId` cell names the top-level run and whose `toolCallId` cell is the qualified id
    * (`<delegation id>~…~<own id>`); the hash covers the sub-agent run's id and the call's own id
    * (both in `chainEntry`), so the top-level run and the delegation path are not checked there.

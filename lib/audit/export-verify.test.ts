@@ -1,10 +1,11 @@
 import { parse } from 'csv-parse/sync';
+import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
 import { fingerprintToolCall } from '@/lib/agent/fingerprint';
 import { contentHash, decisionContent, eventContent, GENESIS, linkHash } from './chain';
-import { CSV_COLUMNS, decisionLine, EXPORT_FORMAT, eventLine } from './export';
+import { CSV_COLUMNS, csvEndCommentLine, decisionLine, EXPORT_FORMAT, eventLine } from './export';
 import { verifyCsvExport, verifyJsonLinesExport } from './export-verify';
-import { auditCsv, auditCsvEndRow, type ChainedAuditEntry } from './queries';
+import { auditCsv, type ChainedAuditEntry } from './queries';
 
 /*
  * The offline verifier on files the exporter writes (auditCsv, decisionLine), built here from
@@ -54,6 +55,7 @@ function chainedEntries(specs: Spec[]): ChainedAuditEntry[] {
       id: row.id,
       at: row.createdAt.toISOString(),
       actorId: row.actorId,
+      actorName: 'Rita Reviewer',
       actorEmail: 'rita@example.com',
       actorRole: row.actorRole,
       kind: 'decline',
@@ -67,6 +69,7 @@ function chainedEntries(specs: Spec[]): ChainedAuditEntry[] {
       toolCallId: spec.subAgent ? `${spec.subAgent.path}~${row.toolCallId}` : row.toolCallId,
       threadId: 'thread-1',
       requester: 'ada',
+      requesterName: 'Ada Lovelace',
       requesterEmail: 'ada@example.com',
       fingerprint: row.fingerprint,
       args,
@@ -82,8 +85,8 @@ function chainedEntries(specs: Spec[]): ChainedAuditEntry[] {
   });
 }
 
-/** The CSV export of `entries`, as the audit page's CSV button downloads it (header, rows, end row). */
-const csvOf = (entries: ChainedAuditEntry[]) => `${auditCsv(entries)}${auditCsvEndRow(entries.length)}`;
+/** The CSV export of `entries`, as the audit page's CSV button downloads it (byte-order mark, header, rows, end comment line). */
+const csvOf = (entries: ChainedAuditEntry[]) => `${auditCsv(entries)}${csvEndCommentLine(entries.length)}`;
 
 /** The line an editor shows `needle` on: one line per CRLF, lone CR or lone LF before it. */
 function editorLine(text: string, needle: string): number {
@@ -126,7 +129,7 @@ describe('verifyCsvExport: the readable columns against the entry its hash cover
       else expect(report.problems.map((p) => p.message).join(' '), column).toContain(`Line 2's ${column} does not match`);
     }
     const report = verifyCsvExport(csvOf(top));
-    expect(report.notCovered).toEqual({ columns: ['agentId', 'requester', 'why'], subAgentRows: 1 });
+    expect(report.notCovered).toEqual({ columns: ['actorName', 'actorEmail', 'agentId', 'requester', 'requesterName', 'requesterEmail', 'why'], subAgentRows: 1 });
   });
 
   it('what a sub-agent’s row shows beyond the hash (the top-level run, the delegation path) is counted, not passed in silence', () => {
@@ -139,6 +142,66 @@ describe('verifyCsvExport: the readable columns against the entry its hash cover
     const [entry] = chainedEntries([{}]);
     const old = { ...entry, chained: { ...entry.chained, toolName: null, chainSeq: null, contentHash: null, prevHash: null, hash: null } };
     expect(verifyCsvExport(csvOf([old]))).toMatchObject({ ok: true, unchained: 1 });
+  });
+});
+
+describe('the CSV export as CSV readers and spreadsheets read it', () => {
+  // Cells that start with `#` or hold one: a reader told that `#` starts a comment must not cut them.
+  const entries = chainedEntries([{ reason: '# not a comment' }, { reason: 'see issue #5, ünïcödé ✓' }, {}]);
+  const csv = csvOf(entries);
+  const read = (text: string) =>
+    parse(text, { bom: true, columns: true, comment: '#', comment_no_infix: true, record_delimiter: ['\r\n', '\n'], relax_column_count: false }) as Record<string, string>[];
+
+  it('starts with a UTF-8 byte-order mark, so Excel reads it as UTF-8', () => {
+    expect(csv.startsWith('\uFEFFat,')).toBe(true);
+    expect(new TextEncoder().encode(csv).slice(0, 3)).toEqual(new Uint8Array([0xef, 0xbb, 0xbf]));
+  });
+
+  it('every record is a data row with the header’s columns: the end line is a `#` comment, not a row', () => {
+    const records = read(csv);
+    expect(records).toHaveLength(entries.length);
+    expect(records.map((r) => r.id)).toEqual(entries.map((e) => e.id));
+    expect(records.map((r) => r.reason)).toEqual(entries.map((e) => e.reason));
+    for (const record of records) expect(Object.keys(record)).toEqual([...CSV_COLUMNS, 'id', 'chainSeq', 'contentHash', 'prevHash', 'hash', 'chainEntry']);
+    expect(csv.endsWith('\r\n# End of export: 3 decisions\r\n')).toBe(true);
+    // A reader that does not skip comments reads the end line as one cell (no quote, no comma in it), never as a row of the header's columns.
+    const plain = parse(csv, { bom: true, relax_column_count: true }) as string[][];
+    expect(plain.filter((row) => row.length !== plain[0].length)).toEqual([['# End of export: 3 decisions']]);
+  });
+
+  it('names and emails stand beside the person ids', () => {
+    const [record] = read(csv);
+    expect(record).toMatchObject({ actorId: 'rita', actorName: 'Rita Reviewer', actorEmail: 'rita@example.com', requester: 'ada', requesterName: 'Ada Lovelace', requesterEmail: 'ada@example.com' });
+  });
+
+  it('verifies with or without the byte-order mark, and LF line ends', () => {
+    expect(verifyCsvExport(csv)).toMatchObject({ ok: true, entries: 3, complete: true, problems: [] });
+    expect(verifyCsvExport(csv.replace(/^\uFEFF/, ''))).toMatchObject({ ok: true, complete: true });
+    expect(verifyCsvExport(csv.replaceAll('\r\n', '\n'))).toMatchObject({ ok: true, complete: true });
+  });
+
+  it('a file without its end comment line, or with another count in it, or with a changed comment, is caught', () => {
+    const withoutEnd = csv.slice(0, csv.lastIndexOf('#'));
+    expect(verifyCsvExport(withoutEnd)).toMatchObject({ ok: false, complete: false, problems: [expect.objectContaining({ problem: 'truncated' })] });
+    expect(verifyCsvExport(csv.replace('# End of export: 3', '# End of export: 4')).problems).toEqual([expect.objectContaining({ problem: 'truncated' })]);
+    // A changed end line is named by its line (and the file then has no end line to count with).
+    const changed = verifyCsvExport(csv.replace('# End of export: 3 decisions', '# End of export: 3 decisions, honestly'));
+    expect(changed.ok).toBe(false);
+    expect(changed.problems).toEqual(expect.arrayContaining([expect.objectContaining({ problem: 'unreadable', line: 5 }), expect.objectContaining({ problem: 'truncated' })]));
+    // An entry's row taken out, the end line kept: its count no longer matches.
+    const lines = csv.split('\r\n');
+    expect(verifyCsvExport([...lines.slice(0, 2), ...lines.slice(3)].join('\r\n')).problems).toEqual([expect.objectContaining({ problem: 'truncated' })]);
+    // A changed readable cell is still named.
+    expect(verifyCsvExport(csv.replace('see issue #5', 'see issue #6')).problems).toEqual([expect.objectContaining({ id: entries[1].id, problem: 'column_changed' })]);
+  });
+
+  it('a file written before the name columns and the end comment (no byte-order mark, end row) still verifies', () => {
+    const records = read(csv);
+    const oldColumns = Object.keys(records[0]).filter((c) => !/^(actor|requester)(Name|Email)$/.test(c));
+    const endRow = oldColumns.map((c) => (c === 'at' ? 'End of export: 3 decisions' : c === 'chainEntry' ? '{"entry":"end","entries":3}' : ''));
+    const old = stringify([oldColumns, ...records.map((r) => oldColumns.map((c) => r[c])), endRow], { record_delimiter: 'windows' });
+    expect(verifyCsvExport(old)).toMatchObject({ ok: true, entries: 3, complete: true, notCovered: { columns: ['agentId', 'requester', 'why'] } });
+    expect(verifyCsvExport(old.replace('End of export: 3', 'End of export: 4')).ok).toBe(false);
   });
 });
 

@@ -5,6 +5,8 @@ import {
   anyHeaderLineSchema,
   CSV_CHAIN_COLUMNS,
   CSV_COLUMNS,
+  CSV_COLUMNS_WITHOUT_NAMES,
+  CSV_END_COMMENT,
   csvCellText,
   csvEndLabel,
   decisionLineSchema,
@@ -140,6 +142,11 @@ const CSV_COLUMN_CHECKS: Record<CsvColumn, ((cell: string, entry: DecisionLine, 
   toolName: (cell, e) => e.toolName === null || shows(cell, e.toolName),
   agentId: 'not covered',
   requester: 'not covered',
+  // Read from the users table at export time (a person may rename themselves later): no hash covers them.
+  actorName: 'not covered',
+  actorEmail: 'not covered',
+  requesterName: 'not covered',
+  requesterEmail: 'not covered',
   // A call addressed by its own id is a top-level call: the row's run is the entry's run. A sub-agent's
   // row names the top-level run, which no hash covers (counted in the report's notCovered).
   runId: (cell, e, record) => e.seq === null || !shows(record.toolCallId, e.toolCallId) || shows(cell, e.runId),
@@ -172,6 +179,18 @@ function lineBreaks(record: Record<string, string>): { parser: number; editor: n
 }
 
 /**
+ * The CSV's end comment line (`# End of export: N decisions`, csvEndCommentLine in ./export.ts):
+ * the file's last non-empty line when it starts with `#`, split off before the rows are parsed.
+ * @returns the text before it, and the comment's text and line (null when the file has none)
+ */
+function splitEndComment(text: string): { rows: string; comment: { text: string; line: number } | null } {
+  const match = /(^|\r\n|\r|\n)(#[^\r\n]*)[\r\n]*$/.exec(text);
+  if (!match) return { rows: text, comment: null };
+  const rows = text.slice(0, match.index + match[1].length);
+  return { rows, comment: { text: match[2], line: 1 + (rows.match(/\r\n|\r|\n/g)?.length ?? 0) } };
+}
+
+/**
  * Verifies a CSV audit export offline: each row's `chainEntry` (the entry as JSON) and link columns
  * are checked as verifyJsonLinesExport checks a line, and every readable column the hash covers
  * must show what `chainEntry` holds (`column_changed` otherwise): time, actor and role, kind,
@@ -179,9 +198,15 @@ function lineBreaks(record: Record<string, string>): { parser: number; editor: n
  * column. The run and call id are the ones people address the call by: for a sub-agent's call the
  * top-level run and the qualified id `<delegation id>~…~<own id>`, of which the hash covers only the
  * own id (the sub-agent's run id is in `chainEntry`). The columns `agentId`, `requester` and `why`
- * are covered by no hash. The report's `notCovered` names those columns and counts the sub-agent
- * rows. Entries older than the chain (no link) are covered by nothing; their run and call id are
+ * are covered by no hash, nor are the name and email columns beside the person ids (`actorName`,
+ * `actorEmail`, `requesterName`, `requesterEmail`: read from the users table at export time). The
+ * report's `notCovered` names those columns and counts the sub-agent rows. Entries older than the chain (no link) are covered by nothing; their run and call id are
  * not compared. A CSV has no header line with the chain head.
+ *
+ * The file ends with the end comment line `# End of export: N decisions` (not a row); files
+ * written before it end with an end row ("End of export: N decisions", the end line in
+ * `chainEntry`) and have no name and email columns, and are read as well. A leading UTF-8
+ * byte-order mark (the export writes one) is skipped; a file without one is read the same.
  *
  * @param text the file's content (RFC 4180, a header row first; rows end with CRLF or LF)
  * @returns the report; `problems` name each bad row by the line an editor shows it starting on (a
@@ -190,15 +215,20 @@ function lineBreaks(record: Record<string, string>): { parser: number; editor: n
 export function verifyCsvExport(text: string): ExportReport {
   const checker = new ExportChecker();
   let records: { record: Record<string, string>; info: { lines: number } }[];
+  const { rows, comment } = splitEndComment(text.replace(/^\uFEFF/, ''));
+  let columns: string[] = [];
   try {
     // Rows end with CRLF as exported, or LF after an editor or a tool re-saved the file.
-    records = parse(text.replace(/^\uFEFF/, ''), {
-      // The columns the export writes, exactly: a repeated or added column is not read past.
+    records = parse(rows, {
+      // The columns the export writes (or wrote before the name and email columns), exactly: a
+      // repeated or added column is not read past.
       columns: (header: string[]) => {
+        const matches = (expected: readonly string[]) => header.length === expected.length && header.every((name, index) => name === expected[index]);
         const expected = [...CSV_COLUMNS, ...CSV_CHAIN_COLUMNS];
-        if (header.length !== expected.length || header.some((name, index) => name !== expected[index])) {
+        if (!matches(expected) && !matches([...CSV_COLUMNS_WITHOUT_NAMES, ...CSV_CHAIN_COLUMNS])) {
           throw new Error(`the header row is not the export's columns (${expected.join(',')})`);
         }
+        columns = header;
         return header;
       },
       skip_empty_lines: true,
@@ -217,7 +247,7 @@ export function verifyCsvExport(text: string): ExportReport {
   }
   // A CSV export always ends with its end row (the CSV has no header line to name a format).
   checker.endExpected = true;
-  const notCovered = { columns: [...NOT_COVERED_COLUMNS], subAgentRows: 0 };
+  const notCovered = { columns: NOT_COVERED_COLUMNS.filter((column) => columns.includes(column)), subAgentRows: 0 };
   checker.notCovered = notCovered;
   // Lines csv-parse counted in earlier rows' cells that an editor does not show (one per CRLF).
   let overcounted = 0;
@@ -265,15 +295,28 @@ export function verifyCsvExport(text: string): ExportReport {
       checker.unreadable(line, `Line ${line} has an unreadable chainSeq.`, entry.id);
       return;
     }
-    const columns = [['id', field((e) => e.id)] as const, ...Object.entries(CSV_COLUMN_CHECKS)];
-    for (const [column, check] of columns) {
+    const checks = [['id', field((e) => e.id)] as const, ...Object.entries(CSV_COLUMN_CHECKS)];
+    for (const [column, check] of checks) {
       if (check === 'not covered' || check(record[column] ?? '', entry, record)) continue;
       checker.problems.push({ line, id: entry.id, seq: entry.seq, problem: 'column_changed', message: `Line ${line}'s ${column} does not match the entry its hash covers.` });
     }
     if (isSubAgentRow(record, entry)) notCovered.subAgentRows += 1;
     checker.add(entry, line);
   });
+  if (comment) readEndComment(checker, comment);
   return checker.report();
+}
+
+/** Reads the CSV's end comment line into the checker: exactly `# End of export: N decisions` (csvEndCommentLine). */
+function readEndComment(checker: ExportChecker, comment: { text: string; line: number }): void {
+  if (checker.afterEnd(comment.line)) return;
+  const count = /^# End of export: (0|[1-9]\d{0,15}) decisions?$/.exec(comment.text);
+  const entries = count ? Number(count[1]) : null;
+  if (entries === null || comment.text !== `${CSV_END_COMMENT} ${csvEndLabel(entries)}`) {
+    checker.problems.push({ line: comment.line, id: null, seq: null, problem: 'unreadable', message: `Line ${comment.line} is not the end line ("# ${csvEndLabel(0).replace('0', '<count>')}").` });
+    return;
+  }
+  checker.end = { entries, line: comment.line };
 }
 
 /**

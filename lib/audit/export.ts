@@ -73,7 +73,15 @@ export const eventLineSchema = z.strictObject({
  * address the call by (for a sub-agent's call the top-level run and the qualified id); `agentId`,
  * `requester` and `why` are covered by no hash. ./export-verify.ts says for each how it is checked.
  */
-export const CSV_COLUMNS = ['at', 'actorId', 'actorRole', 'kind', 'approved', 'reason', 'toolName', 'agentId', 'requester', 'runId', 'toolCallId', 'fingerprint', 'args', 'editedArgs', 'editedFingerprint', 'resumeData', 'why'] as const;
+export const CSV_COLUMNS = [
+  'at', 'actorId', 'actorName', 'actorEmail', 'actorRole', 'kind', 'approved', 'reason', 'toolName', 'agentId',
+  'requester', 'requesterName', 'requesterEmail', 'runId', 'toolCallId', 'fingerprint', 'args', 'editedArgs', 'editedFingerprint', 'resumeData', 'why',
+] as const;
+/**
+ * The readable columns of CSV exports written before the name and email columns (and before the
+ * byte-order mark and the end comment line): the verifier still reads such files.
+ */
+export const CSV_COLUMNS_WITHOUT_NAMES = CSV_COLUMNS.filter((column) => !/^(actor|requester)(Name|Email)$/.test(column));
 /** The hash chain columns after the readable ones: the link, and the entry as the hash covers it (JSON). */
 export const CSV_CHAIN_COLUMNS = ['id', 'chainSeq', 'contentHash', 'prevHash', 'hash', 'chainEntry'] as const;
 
@@ -119,7 +127,30 @@ export const endLineSchema = z.strictObject({
   entries: z.number().int().nonnegative(),
 });
 
-/** The CSV export's end row shows this in its first column; its `chainEntry` holds the end line. */
+/**
+ * The UTF-8 byte-order mark the CSV export starts with, so spreadsheet programs (Excel in CJK and
+ * French locales) read the file as UTF-8. Readers drop it (csv-parse's `bom: true`).
+ */
+export const CSV_BOM = '\uFEFF';
+
+/**
+ * The CSV export's last line: a comment, not a row — `# End of export: N decisions` (no quote and
+ * no comma, so even a reader that does not skip comments reads it as one cell) — which CSV readers
+ * skip when told that `#` starts a comment line (csv-parse's `comment: '#'` with
+ * `comment_no_infix: true`, pandas' `comment='#'`); cells holding `#` are quoted, so no cell is read
+ * as a comment. Written after the last row, so a file cut short has none; the verifier checks N.
+ */
+export const CSV_END_COMMENT = '#';
+
+/** The CSV export's end comment line (CRLF-terminated) after `entries` rows. */
+export function csvEndCommentLine(entries: number): string {
+  return `${CSV_END_COMMENT} ${csvEndLabel(entries)}\r\n`;
+}
+
+/**
+ * The words of the CSV's end comment line; also the first cell of the end row of CSV exports written
+ * before the end comment line (which held the end line in `chainEntry`), still read by the verifier.
+ */
 export const csvEndLabel = (entries: number) => `End of export: ${entries} ${entries === 1 ? 'decision' : 'decisions'}`;
 
 /** The end line (with its newline) of an export that wrote `entries` entry lines. */

@@ -8,6 +8,7 @@ const entry: ChainedAuditEntry = {
   id: 'dec-1',
   at: '2025-03-03T14:02:05.678Z',
   actorId: 'rita',
+  actorName: 'Rita Reviewer',
   actorEmail: 'rita@example.com',
   actorRole: 'reviewer',
   kind: 'approval',
@@ -21,6 +22,7 @@ const entry: ChainedAuditEntry = {
   toolCallId: 'call-1',
   threadId: 'thread-1',
   requester: 'ada',
+  requesterName: 'Ada Lovelace',
   requesterEmail: 'ada@example.com',
   fingerprint: 'ab12',
   args: { orderId: 'ord-1', amount: 250 },
@@ -55,7 +57,8 @@ const entry: ChainedAuditEntry = {
   },
 };
 
-const HEADER = 'at,actorId,actorRole,kind,approved,reason,toolName,agentId,requester,runId,toolCallId,fingerprint,args,editedArgs,editedFingerprint,resumeData,why,id,chainSeq,contentHash,prevHash,hash,chainEntry';
+/** The byte-order mark (for spreadsheet programs), then the columns: each person id with the person's name and email beside it. */
+const HEADER = '\uFEFFat,actorId,actorName,actorEmail,actorRole,kind,approved,reason,toolName,agentId,requester,requesterName,requesterEmail,runId,toolCallId,fingerprint,args,editedArgs,editedFingerprint,resumeData,why,id,chainSeq,contentHash,prevHash,hash,chainEntry';
 /** The chain columns of `entry`: its id, link and the decision as its hash covers it (as JSON). */
 const CHAIN_CELLS =
   `,dec-1,7,${'c'.repeat(64)},${'p'.repeat(64)},${'h'.repeat(64)},` +
@@ -64,7 +67,7 @@ const CHAIN_CELLS =
 describe('auditCsv', () => {
   it('writes the header and one CRLF-terminated row per entry; JSON columns as JSON text, null as empty', () => {
     expect(auditCsv([entry])).toBe(
-      `${HEADER}\r\n` + '2025-03-03T14:02:05.678Z,rita,reviewer,approval,true,,issue-refund,support,ada,run-1,call-1,ab12,"{""orderId"":""ord-1"",""amount"":250}",,,,"amount 250 > 100: reviewer required, not the requester"' + CHAIN_CELLS + '\r\n',
+      `${HEADER}\r\n` + '2025-03-03T14:02:05.678Z,rita,Rita Reviewer,rita@example.com,reviewer,approval,true,,issue-refund,support,ada,Ada Lovelace,ada@example.com,run-1,call-1,ab12,"{""orderId"":""ord-1"",""amount"":250}",,,,"amount 250 > 100: reviewer required, not the requester"' + CHAIN_CELLS + '\r\n',
     );
   });
 
@@ -86,11 +89,11 @@ describe('auditCsv', () => {
     };
     expect(auditCsv([decline])).toBe(
       `${HEADER}\r\n` +
-        '2025-03-03T14:02:05.678Z,rita,reviewer,decline,false,"Wrong order, ""ord-1""\r\nask again",issue-refund,support,ada,run-1,call-1,ab12,plain text,"[1,2]",cd34,"{""city"":""Oslo""}",' + CHAIN_CELLS + '\r\n',
+        '2025-03-03T14:02:05.678Z,rita,Rita Reviewer,rita@example.com,reviewer,decline,false,"Wrong order, ""ord-1""\r\nask again",issue-refund,support,ada,Ada Lovelace,ada@example.com,run-1,call-1,ab12,plain text,"[1,2]",cd34,"{""city"":""Oslo""}",' + CHAIN_CELLS + '\r\n',
     );
     // A line break alone is reason enough to quote, be it CR or LF.
     for (const reason of ['line one\rline two', 'line one\nline two']) {
-      expect(auditCsv([{ ...entry, reason, args: null }]).slice(HEADER.length + 2).split(',')[5]).toBe(`"${reason}"`);
+      expect(auditCsv([{ ...entry, reason, args: null }]).slice(HEADER.length + 2).split(',')[7]).toBe(`"${reason}"`);
     }
   });
 });
@@ -105,8 +108,8 @@ describe('auditCsv against CSV injection (OWASP)', () => {
   });
 
   it('a bare cell starting with a formula character is prefixed too, and one holding a semicolon is quoted', () => {
-    expect(auditCsv([{ ...entry, reason: '=1+1' }]).split('\r\n')[1].split(',')[5]).toBe("'=1+1");
-    expect(auditCsv([{ ...entry, reason: 'x;=1+1' }]).split('\r\n')[1].split(',')[5]).toBe('"x;=1+1"');
+    expect(auditCsv([{ ...entry, reason: '=1+1' }]).split('\r\n')[1].split(',')[7]).toBe("'=1+1");
+    expect(auditCsv([{ ...entry, reason: 'x;=1+1' }]).split('\r\n')[1].split(',')[7]).toBe('"x;=1+1"');
     // Numbers are not text a spreadsheet would run; a JSON column starts with a brace or bracket.
     expect(auditCsv([{ ...entry, args: { amount: -5 } }]).split('\r\n')[1]).toContain('"{""amount"":-5}"');
   });

@@ -10,7 +10,7 @@ import { listCallActivity, type CallActivityEntry } from '@/lib/inbox/notes';
 import type { ToolDescription } from '@/lib/agent/tool';
 import { describeAppCall } from '@/lib/chat/describe';
 import type { DecisionRow } from './chain';
-import { CSV_CHAIN_COLUMNS, CSV_COLUMNS, csvCellText, csvEndLabel, decisionLine, exportEndLine, type StoredLink } from './export';
+import { CSV_BOM, CSV_CHAIN_COLUMNS, CSV_COLUMNS, csvCellText, csvEndCommentLine, decisionLine, exportEndLine, type StoredLink } from './export';
 import { EXPORT_PAGE, exportHeaderLine, pagedExportStream } from './stream';
 
 /** Free text a person types into a filter: trimmed, empty means "no filter". */
@@ -111,6 +111,8 @@ export interface AuditEntry {
   /** ISO 8601 */
   at: string;
   actorId: string;
+  /** The actor's display name (the users table's, read in the same statement); null for an unknown id (e.g. `system`). */
+  actorName: string | null;
   /** The actor's email (display names are free text; emails are unique); null for an unknown id. */
   actorEmail: string | null;
   actorRole: string;
@@ -133,6 +135,8 @@ export interface AuditEntry {
   threadId: string;
   /** Who started the run (the signed-in identity, never a body field). */
   requester: string;
+  /** The requester's display name; null for an unknown id. */
+  requesterName: string | null;
   requesterEmail: string | null;
   fingerprint: string;
   args: unknown;
@@ -195,7 +199,8 @@ export function auditPageQuery(query: AuditQuery, after: KeysetPosition | null):
     SELECT d.id, d.created_at AS "createdAt", d.actor_id AS "actorId", d.actor_role AS "actorRole", d.kind, d.approved, d.reason,
       p.root_tool_call_id AS "toolCallId", d.fingerprint, d.args, d.edited_args AS "editedArgs", d.edited_fingerprint AS "editedFingerprint",
       d.resume_data AS "resumeData", p.tool_name AS "toolName", p.agent_id AS "agentId", p.chain, p.root_run_id AS "rootRunId",
-      p.thread_id AS "threadId", p.requested_by AS "requester", d.pending_call_id AS "pendingCallId", actor.email AS "actorEmail", requester.email AS "requesterEmail",
+      p.thread_id AS "threadId", p.requested_by AS "requester", d.pending_call_id AS "pendingCallId", actor.name AS "actorName", actor.email AS "actorEmail",
+      requester.name AS "requesterName", requester.email AS "requesterEmail",
       p.policy_evaluation->>'why' AS "why", p.quorum, p.approved_by AS "approvedBy",
       d.run_id AS "decisionRunId", d.tool_call_id AS "decisionToolCallId", d.tool_name AS "decisionToolName",
       d.chain_seq AS "chainSeq", d.content_hash AS "contentHash", d.prev_hash AS "prevHash", d.hash
@@ -227,6 +232,7 @@ export async function listAudit(query: AuditQuery, db: PrismaClient = prisma()):
       id: row.id,
       at: row.createdAt.toISOString(),
       actorId: row.actorId,
+      actorName: row.actorName,
       actorEmail: row.actorEmail,
       actorRole: row.actorRole,
       kind: row.kind,
@@ -240,6 +246,7 @@ export async function listAudit(query: AuditQuery, db: PrismaClient = prisma()):
       toolCallId: row.toolCallId,
       threadId: row.threadId,
       requester: row.requester,
+      requesterName: row.requesterName,
       requesterEmail: row.requesterEmail,
       fingerprint: row.fingerprint,
       args: row.args,
@@ -284,13 +291,15 @@ export async function listAudit(query: AuditQuery, db: PrismaClient = prisma()):
  * hash covers it, so `npm run audit:verify -- --file x.csv` checks it offline (lib/audit/export.ts).
  * A cell is quoted when
  * it holds a comma, quote or line break — or a semicolon or tab, which spreadsheets in some locales
- * split on, so no part of a cell can start a cell of its own.
+ * split on, so no part of a cell can start a cell of its own — or a `#`, so a reader that skips `#`
+ * comment lines (the end line) never cuts a cell. The text starts with the UTF-8 byte-order mark;
+ * each person id column (`actorId`, `requester`) is followed by the person's name and email.
  * Cells are untrusted text (reasons, arguments, answers): any cell starting with `=`, `+`, `-`, `@`,
  * tab or CR (or their full-width forms) gets a leading `'`, so a spreadsheet shows it as text instead
  * of running it as a formula. Source: OWASP "CSV Injection".
  */
 export function auditCsv(entries: ChainedAuditEntry[]): string {
-  return `${CSV_HEADER}${auditCsvRows(entries)}`;
+  return `${CSV_BOM}${CSV_HEADER}${auditCsvRows(entries)}`;
 }
 
 /** The CSV header line (CRLF-terminated). */
@@ -307,7 +316,8 @@ export function auditCsvRows(entries: ChainedAuditEntry[]): string {
         JSON.stringify(covered),
       ];
     }),
-    { record_delimiter: 'windows', quoted_match: /[;\t\r\n]/, escape_formulas: true },
+    // `#` is quoted too: readers told that `#` starts a comment (for the end line) never cut a cell there.
+    { record_delimiter: 'windows', quoted_match: /[;\t\r\n#]/, escape_formulas: true },
   );
 }
 
@@ -341,17 +351,6 @@ function pagedExport(
   return pagedExportStream({ header, rows, footer, page: (cursor) => listAudit({ ...query, limit: CSV_PAGE, cursor }, db) });
 }
 
-/**
- * The CSV export's last row: `at` reads "End of export: N decisions", `chainEntry` holds the end line
- * (`{"entry":"end","entries":N}`) the verifier checks, every other cell is empty.
- */
-export function auditCsvEndRow(entries: number): string {
-  const cells = [...CSV_COLUMNS, ...CSV_CHAIN_COLUMNS].map((column) =>
-    column === 'at' ? csvEndLabel(entries) : column === 'chainEntry' ? exportEndLine(entries).trim() : '',
-  );
-  return stringify([cells], { record_delimiter: 'windows' });
-}
-
 /** Rows read per statement while streaming the CSV export. */
 export const CSV_PAGE = EXPORT_PAGE;
 
@@ -359,11 +358,13 @@ export const CSV_PAGE = EXPORT_PAGE;
  * The whole filtered audit log as CSV (auditCsv's format), streamed: the header, then one keyset
  * page of CSV_PAGE decisions per pull, each read only when the client has taken the previous one
  * (backpressure), so memory stays flat however many rows match and there is no cap; then the end
- * row (auditCsvEndRow), so a file cut short shows it. `limit` and
+ * comment line `# End of export: N decisions` (csvEndCommentLine in ./export.ts: a comment, not a
+ * row, for readers that skip `#` lines), so a file cut short shows it. The file starts with a UTF-8
+ * byte-order mark (CSV_BOM) so spreadsheet programs read it as UTF-8. `limit` and
  * `cursor` of the query are ignored: the export always starts at the newest matching decision.
  *
  * @returns a byte stream for a Response body
  */
 export function auditCsvStream(query: AuditQuery, db: PrismaClient = prisma()): ReadableStream<Uint8Array> {
-  return pagedExport(async () => CSV_HEADER, auditCsvRows, auditCsvEndRow, query, db);
+  return pagedExport(async () => `${CSV_BOM}${CSV_HEADER}`, auditCsvRows, csvEndCommentLine, query, db);
 }

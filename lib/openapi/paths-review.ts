@@ -96,7 +96,12 @@ export const reviewPaths: ZodOpenApiPathsObject = {
           description: 'A page of entries',
           content: {
             'application/json': { schema: anyObject('AuditPage', '`{ entries, nextCursor }`') },
-            'text/csv': { schema: z.string() },
+            'text/csv': {
+              schema: z.string().meta({
+                description:
+                  'UTF-8 with a byte-order mark: a header row, one data row per decision (each person id with name and email beside it, then the hash chain link and chainEntry), then the comment line `# End of export: N decisions` (read with `#` as the comment character)',
+              }),
+            },
             'application/jsonl': { schema: z.string().meta({ description: 'A header line, then one line per decision with its hash chain link, then the end line with their count' }) },
           },
         },

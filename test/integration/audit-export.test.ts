@@ -74,6 +74,9 @@ let ids: string[];
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'audit-export-'));
+  // The requester and decider as a person in the users table (better-auth's), with a name to show beside the id.
+  const person = { name: 'Ada Lövelace, 愛達', email: 'ada.export@example.test' };
+  await db.user.upsert({ where: { id: user.id }, create: { id: user.id, role: user.role, ...person }, update: person });
   ids = [];
   // Written one after another with nothing in between: consecutive links of the chain.
   for (const [i, reason] of [null, ...awkward].entries()) ids.push(await decide(`n${i}`, reason));
@@ -164,8 +167,8 @@ describe('audit exports with the hash chain', () => {
     const good = await verifyCli(file);
     expect(good.code, good.out).toBe(0);
     expect(verifyCsvExport(csv)).toMatchObject({ ok: true, entries: 4, complete: true });
-    // The last row says where the export ends, for people and for the verifier.
-    expect(csv.split('\r\n').filter(Boolean).at(-1)).toMatch(/^End of export: 4 decisions,.*"\{""entry"":""end"",""entries"":4\}"$/);
+    // The last line says where the export ends, for the verifier: a `#` comment line, not a row.
+    expect(csv.split('\r\n').filter(Boolean).at(-1)).toBe('# End of export: 4 decisions');
     // The formula-looking reason is neutralised in its readable cell and still verifies.
     expect(csv).toContain(`"'=HYPERLINK(""x"")"`);
 
@@ -189,6 +192,46 @@ describe('audit exports with the hash chain', () => {
     expect(bad.out).toContain(`entry ${targetId}`);
   }, 60_000);
 
+  it('the CSV as a CSV reader reads it: a byte-order mark, only data rows with the header’s columns, names and emails beside the ids', async () => {
+    const bytes = new Uint8Array(await new Response(auditCsvStream(auditQuerySchema.parse({ format: 'csv', toolName: toolId }), db)).arrayBuffer());
+    // UTF-8 with a byte-order mark, so Excel (CJK, French locales) reads it as UTF-8.
+    expect([...bytes.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    // The file's text with its byte-order mark (Response.text() would drop it).
+    const csv = new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes);
+    expect(csv.startsWith('\uFEFFat,')).toBe(true);
+    const { parse } = await import('csv-parse/sync');
+    // As the docs say to read it: `#` starts a comment line (the end line).
+    const records: Record<string, string>[] = parse(csv, { bom: true, columns: true, comment: '#', comment_no_infix: true, relax_column_count: false });
+    expect(records.map((r) => r.id).sort()).toEqual([...ids].sort());
+    const header = Object.keys(records[0]);
+    expect(header.slice(0, 4)).toEqual(['at', 'actorId', 'actorName', 'actorEmail']);
+    for (const record of records) {
+      expect(Object.keys(record)).toEqual(header);
+      expect(record.at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+      // Read from the users table in the export's own statement: filled, not empty.
+      expect(record).toMatchObject({ actorId: user.id, actorName: 'Ada Lövelace, 愛達', actorEmail: 'ada.export@example.test', requester: user.id, requesterName: 'Ada Lövelace, 愛達', requesterEmail: 'ada.export@example.test' });
+    }
+    // Read without the comment option, the end line is the only record of one cell; with `bom` the first column is `at`, not `\uFEFFat`.
+    const plain: string[][] = parse(csv, { bom: true, relax_column_count: true });
+    expect(plain[0][0]).toBe('at');
+    expect(plain.filter((row) => row.length !== header.length)).toEqual([['# End of export: 4 decisions']]);
+    // The offline checker holds it as exported; names and emails are covered by no hash, and the report says so.
+    const report = verifyCsvExport(csv);
+    expect(report).toMatchObject({ ok: true, entries: ids.length, complete: true });
+    expect(report.notCovered?.columns).toEqual(expect.arrayContaining(['actorName', 'actorEmail', 'requesterName', 'requesterEmail']));
+    // `npm run audit:verify` holds the file as downloaded, byte-order mark included.
+    const file = path.join(dir, 'with-bom.csv');
+    await writeFile(file, bytes);
+    const cli = await verifyCli(file);
+    expect(cli.code, cli.out).toBe(0);
+    // An altered file is still caught: a changed reason, a removed row.
+    expect(verifyCsvExport(csv.replace('-1 is not a refund', '-2 is not a refund')).ok).toBe(false);
+    await writeFile(file, csv.replace('-1 is not a refund', '-2 is not a refund'));
+    expect((await verifyCli(file)).code).toBe(1);
+    const lines = csv.split('\r\n');
+    expect(verifyCsvExport([...lines.slice(0, 1), ...lines.slice(2)].join('\r\n')).problems).toEqual([expect.objectContaining({ problem: 'truncated' })]);
+  });
+
   it('a file cut short, or with entries taken out or added, is reported as truncated', async () => {
     const jsonl = await text(auditJsonLinesStream(auditQuerySchema.parse({ format: 'jsonl', toolName: toolId }), db));
     const lines = jsonl.split('\n').filter(Boolean);
@@ -206,9 +249,10 @@ describe('audit exports with the hash chain', () => {
     // A line after the end line.
     const appended = [...lines, lines[1]].join('\n');
     expect(verifyJsonLinesExport(appended).problems).toEqual([expect.objectContaining({ problem: 'unreadable', line: lines.length + 1 })]);
-    // The CSV without its end row.
+    // The CSV without its end line.
     const csv = await text(auditCsvStream(auditQuerySchema.parse({ format: 'csv', toolName: toolId }), db));
     const rows = csv.split('\r\n').filter(Boolean);
+    expect(rows.at(-1)).toMatch(/^# /);
     expect(verifyCsvExport(rows.slice(0, -1).join('\r\n'))).toMatchObject({ ok: false, complete: false, problems: [expect.objectContaining({ problem: 'truncated' })] });
     // A format 1 file (written before end lines existed) has none to check: it holds, but cannot say it is complete.
     const v1 = lines.slice(0, -1).join('\n').replace('countersign-audit-export/2', 'countersign-audit-export/1').replace('"scope":"decisions","unchained":0,', '');
@@ -270,12 +314,12 @@ describe('audit exports with the hash chain', () => {
     expect(verifyCsvExport(`\uFEFF${csv}`).ok).toBe(true);
   });
 
-  it('a CSV re-saved with LF line ends still verifies; its end row must say what its chain entry counts', async () => {
+  it('a CSV re-saved with LF line ends still verifies; its end line must count its rows', async () => {
     const csv = await text(auditCsvStream(auditQuerySchema.parse({ format: 'csv', toolName: toolId }), db));
     expect(verifyCsvExport(csv.replaceAll('\r\n', '\n'))).toMatchObject({ ok: true, complete: true, entries: 4 });
     expect(verifyCsvExport(`${csv}\n`)).toMatchObject({ ok: true, complete: true });
-    const relabelled = csv.replace('End of export: 4 decisions', 'End of export: 12 decisions');
-    expect(verifyCsvExport(relabelled).problems).toEqual([expect.objectContaining({ problem: 'column_changed' })]);
+    const recounted = csv.replace('# End of export: 4 decisions', '# End of export: 12 decisions');
+    expect(verifyCsvExport(recounted).problems).toEqual([expect.objectContaining({ problem: 'truncated' })]);
     // Cut in the middle of a row: named as such, and not said to be "cannot be told".
     const cut = verifyCsvExport(csv.slice(0, csv.length - 200));
     expect(cut.ok).toBe(false);
@@ -409,7 +453,7 @@ describe('audit exports with the hash chain', () => {
     }
     const csv = await text(auditCsvStream(auditQuerySchema.parse({ format: 'csv', toolName: subToolId }), db));
     // The rows as the export wrote them: the sub-agent's shows the top-level run and the qualified call id.
-    const rows: Record<string, string>[] = (await import('csv-parse/sync')).parse(csv, { columns: true, record_delimiter: ['\r\n', '\n'] });
+    const rows: Record<string, string>[] = (await import('csv-parse/sync')).parse(csv, { bom: true, columns: true, comment: '#', comment_no_infix: true, record_delimiter: ['\r\n', '\n'] });
     const [below, own] = [rows.find((row) => row.toolCallId.includes('~'))!, rows.find((row) => row.id && !row.toolCallId.includes('~'))!];
     const belowEntry = JSON.parse(below.chainEntry) as { runId: string; toolCallId: string };
     const ownEntry = JSON.parse(own.chainEntry) as { runId: string; toolCallId: string };
@@ -420,7 +464,8 @@ describe('audit exports with the hash chain', () => {
     // Each readable cell edited on its own, as an auditor's copy might be: named by line, entry and column.
     const { stringify } = await import('csv-stringify/sync');
     const edit = (row: Record<string, string>, cells: Record<string, string>) =>
-      stringify([Object.keys(rows[0]), ...rows.map((r) => Object.values(r === row ? { ...r, ...cells } : r))], { record_delimiter: 'windows' });
+      stringify([Object.keys(rows[0]), ...rows.map((r) => Object.values(r === row ? { ...r, ...cells } : r))], { record_delimiter: 'windows' }) +
+      `# End of export: ${rows.length} decisions\r\n`;
     const line = (row: Record<string, string>) => rows.indexOf(row) + 2;
     for (const [row, cells, column] of [
       [own, { toolName: 'delete-everything' }, 'toolName'],
@@ -439,7 +484,7 @@ describe('audit exports with the hash chain', () => {
 
     // The file as exported holds, and says what it shows that no hash covers.
     const report = verifyCsvExport(csv);
-    expect(report).toMatchObject({ ok: true, entries: 2, complete: true, notCovered: { columns: ['agentId', 'requester', 'why'], subAgentRows: 1 } });
+    expect(report).toMatchObject({ ok: true, entries: 2, complete: true, notCovered: { columns: ['actorName', 'actorEmail', 'agentId', 'requester', 'requesterName', 'requesterEmail', 'why'], subAgentRows: 1 } });
     expect(describeExportReport(report).join('\n')).toContain('in 1 row of a sub-agent\'s call, runId (the top-level run)');
     const file = path.join(dir, 'sub-agent.csv');
     await writeFile(file, csv);

@@ -155,23 +155,25 @@ describe('keyset pages', () => {
     await db.$executeRaw`INSERT INTO users (id, name, email, role) VALUES ('reviewer-rita', 'Rita Reviewer', 'rita@example.com', 'reviewer') ON CONFLICT (id) DO NOTHING`;
     const read = async (stream: ReadableStream<Uint8Array>) => {
       const chunks: string[] = [];
-      const decoder = new TextDecoder();
-      for await (const chunk of stream) chunks.push(decoder.decode(chunk));
+      // ignoreBOM: keep the byte-order mark the export starts with (a decoder drops it by default).
+      const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+      for await (const chunk of stream) chunks.push(decoder.decode(chunk, { stream: true }));
       return chunks;
     };
     const chunks = await read(auditCsvStream(auditQuerySchema.parse({ format: 'csv', person: 'RITA@example', limit: 10 }), db));
     const lines = chunks.join('').split('\r\n').filter(Boolean);
-    expect(lines[0]).toMatch(/^at,actorId,actorRole,kind/);
+    // The byte-order mark, then the header: each person id with the person's name and email beside it.
+    expect(lines[0]).toMatch(/^\uFEFFat,actorId,actorName,actorEmail,actorRole,kind/);
     expect(lines).toHaveLength(1 + DECISIONS / 2 + 1);
-    expect(lines.slice(1, -1).every((line) => line.split(',')[1] === 'reviewer-rita')).toBe(true);
-    expect(lines.at(-1)).toMatch(new RegExp(`^End of export: ${DECISIONS / 2} decisions,`));
-    // Header, then one chunk per page of CSV_PAGE rows, then the end row once the last page was read.
+    expect(lines.slice(1, -1).every((line) => line.split(',').slice(1, 4).join() === 'reviewer-rita,Rita Reviewer,rita@example.com')).toBe(true);
+    expect(lines.at(-1)).toBe(`# End of export: ${DECISIONS / 2} decisions`);
+    // Header, then one chunk per page of CSV_PAGE rows, then the end comment line once the last page was read.
     expect(chunks).toHaveLength(1 + Math.ceil(DECISIONS / 2 / CSV_PAGE) + 1);
-    expect(chunks.at(-1)).toMatch(/^End of export/);
-    // Nothing matches: the header and the end row.
+    expect(chunks.at(-1)).toMatch(/^# End of export/);
+    // Nothing matches: the header and the end comment line.
     expect((await read(auditCsvStream(auditQuerySchema.parse({ format: 'csv', person: 'Lovelace' }), db))).join('').split('\r\n').filter(Boolean)).toEqual([
-      expect.stringMatching(/^at,actorId/),
-      expect.stringMatching(/^End of export: 0 decisions,/),
+      expect.stringMatching(/^\uFEFFat,actorId/),
+      '# End of export: 0 decisions',
     ]);
 
     // Backpressure: a reader that takes only the first rows leaves the rest unread.
