@@ -169,7 +169,8 @@ test.describe('agents HTTP API (the seed framework’s routes and shapes)', () =
   test('missing ids and malformed bodies are 400 with a JSON error; unknown runs are 404', async ({ request }) => {
     const cases: [string, unknown][] = [
       ['stream', { messages: 'hi' }],
-      ['generate', { messages: 'hi', threadId: 't' }],
+      // Without a thread id (a missing resourceId is the caller's own: issue 30, item 9).
+      ['generate', { messages: 'hi', resourceId: 'user-ada' }],
       ['approve-tool-call', {}],
       ['decline-tool-call', { toolCallId: 'x' }],
       ['resume-stream', { resumeData: {} }],

@@ -153,7 +153,11 @@ test.describe('inbox: the reviewer’s desk', () => {
   test('a decided call opens read-only from Done with its decision and its result; "No longer waiting" says who decided', async ({ browser, request, db }) => {
     const tag = crypto.randomUUID().slice(0, 8);
     const { calls } = await ask(request, 'user-ada', db, `${email(`Done ${tag} 0`)}\n${email(`Done ${tag} 1`)}`);
-    const [first, second] = calls;
+    // The two calls of one step share created_at: tell them apart by their subject, not by position.
+    const subjects = await db.query<{ id: string; subject: string }>(`SELECT id, args->>'subject' AS subject FROM pending_tool_calls WHERE id = ANY($1)`, [calls.map((call) => call.id)]);
+    const bySubject = (subject: string) => calls.find((call) => subjects.find((row) => row.id === call.id)?.subject === subject)!;
+    const [first, second] = [bySubject(`Done ${tag} 0`), bySubject(`Done ${tag} 1`)];
+    expect(first && second, 'both calls wait').toBeTruthy();
     const { context: rita, page, inbox } = await reviewerInbox(browser, ACCOUNTS.rita, second.root_tool_call_id);
 
     // Sam declines the call Rita has open: the notice names him and his reason.
