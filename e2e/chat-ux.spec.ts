@@ -110,7 +110,8 @@ test.describe('chat: sending and errors', () => {
     await expect(chat.approvalCard('delete-record')).toHaveAttribute('data-state', 'pending');
     // A second tab on the same chat that hears nothing live, so its card stays stale.
     const other = await context.newPage();
-    await other.route('**/api/chat/*/events', (route) => route.abort());
+    // The feed's URL carries `?since=<version>`: match the path, whatever the query.
+    await other.route((url) => /^\/api\/chat\/[^/]+\/events$/.test(url.pathname), (route) => route.abort());
     const stale = new ChatPage(other);
     await stale.open(threadId);
     await expect(stale.approvalCard('delete-record')).toHaveAttribute('data-state', 'pending');
