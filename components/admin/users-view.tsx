@@ -14,7 +14,7 @@ import type { FriendlyError } from '@/components/ui/api-error';
 import { sendJson } from '@/components/ui/send-json';
 import { Input } from '@/components/ui/textarea';
 import { LocalTime } from '@/components/ui/time';
-import { revealBidi } from '@/components/ui/describe';
+import { revealBidi } from '@/lib/present/describe';
 import type { ManagedUser } from '@/lib/admin/users';
 import { UserKeys } from './user-keys';
 

@@ -4,7 +4,7 @@ import type { Viewer } from '@/components/ui/account-menu';
 import { AppNav } from '@/components/ui/app-nav';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
-import { revealBidi, type People } from '@/components/ui/describe';
+import { revealBidi, type People } from '@/lib/present/describe';
 import { PersonLabel } from '@/components/ui/person';
 import { Input } from '@/components/ui/textarea';
 import { ZonedTime } from '@/components/ui/time';

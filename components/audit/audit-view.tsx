@@ -11,7 +11,7 @@ import { Badge } from '@/components/ui/badge';
 import { BidiWarning } from '@/components/ui/bidi-warning';
 import { Button } from '@/components/ui/button';
 import { cn } from '@/components/ui/cn';
-import { describeToolCall, revealBidi, type People } from '@/components/ui/describe';
+import { describeToolCall, revealBidi, type People } from '@/lib/present/describe';
 import { PersonLabel } from '@/components/ui/person';
 import { LocalTime, ZonedTime } from '@/components/ui/time';
 import type { InboxFilterValues } from '@/components/inbox/filter-values';

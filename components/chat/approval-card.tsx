@@ -12,7 +12,7 @@ import { ArgsTable } from '@/components/ui/args-table';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { cn } from '@/components/ui/cn';
-import { callTitle, formatValue, revealBidi, type People } from '@/components/ui/describe';
+import { callTitle, formatValue, revealBidi, type People } from '@/lib/present/describe';
 import { Textarea } from '@/components/ui/textarea';
 import { LocalTime } from '@/components/ui/time';
 import { useModifierKeyLabel } from '@/components/ui/modifier-key';

@@ -4,7 +4,7 @@
  * audit log and the inbox's Done tab. Pure, safe on the server and in the browser.
  */
 
-import { personName, type People } from '@/components/ui/describe';
+import { personName, type People } from '@/lib/present/describe';
 import type { ApprovalCardData } from '@/lib/ui-stream/map';
 
 const LIST = new Intl.ListFormat('en', { style: 'long', type: 'conjunction' });

@@ -3,7 +3,7 @@
 import { ArrowDown, ArrowUp, Hourglass, ShieldCheck } from 'lucide-react';
 import { useEffect, useState, type RefObject } from 'react';
 import { pendingCards, type CardPart, type ChatMessage } from './types';
-import { callTitle } from '@/components/ui/describe';
+import { callTitle } from '@/lib/present/describe';
 
 const SUGGESTIONS = ['delete record rec-42', "what's the weather?", 'refund order ord-1042 for 250', 'look up customer cus-1'];
 

@@ -7,7 +7,7 @@ import { ChatView } from './chat-view';
 import { ThreadList, type ThreadSummary } from './thread-list';
 import type { ChatMessage } from './types';
 import { Button } from '@/components/ui/button';
-import { revealBidi, type People } from '@/components/ui/describe';
+import { revealBidi, type People } from '@/lib/present/describe';
 import { Sheet } from '@/components/ui/sheet';
 import type { Viewer } from '@/components/ui/account-menu';
 import { AppNav } from '@/components/ui/app-nav';

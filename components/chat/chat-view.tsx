@@ -11,7 +11,7 @@ import { MessageView } from './message';
 import { isBrokenStream, serverIsAhead, toFriendly } from './sync';
 import { useThreadActivity } from './thread-activity';
 import { clearResponded, markResponded, messageIdOfCall, pendingCards, type CardAction, type ChatMessage } from './types';
-import type { People } from '@/components/ui/describe';
+import type { People } from '@/lib/present/describe';
 import { useHydrated } from '@/components/ui/use-hydrated';
 
 export interface ChatViewProps {

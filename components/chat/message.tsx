@@ -8,7 +8,7 @@ import { QuestionCard } from './question-card';
 import { ToolCallCard } from './tool-call-card';
 import { asToolPart, type ToolPartView } from './tool-status';
 import { isCardPart, toolPartIdFor, type CardAction, type CardPart, type ChatMessage } from './types';
-import { revealBidi, type People } from '@/components/ui/describe';
+import { revealBidi, type People } from '@/lib/present/describe';
 import type { ReviewerQuestionData } from '@/lib/ui-stream/map';
 import { readableErrorText } from '@/components/ui/readable';
 

@@ -9,7 +9,7 @@ import { AnswerView } from '@/components/ui/answer-view';
 import { ArgsTable } from '@/components/ui/args-table';
 import { Badge } from '@/components/ui/badge';
 import { cn } from '@/components/ui/cn';
-import { personName, questionText } from '@/components/ui/describe';
+import { personName, questionText } from '@/lib/present/describe';
 import { JsonSchemaForm } from '@/components/ui/json-schema-form';
 import { LocalTime } from '@/components/ui/time';
 import { readableErrorText } from '@/components/ui/readable';

@@ -1,5 +1,5 @@
 import { friendlyError, parseApiError, type FriendlyError } from '@/components/ui/api-error';
-import type { People } from '@/components/ui/describe';
+import type { People } from '@/lib/present/describe';
 import { isCardPart, pendingCards, type ChatMessage } from './types';
 
 /**

@@ -9,7 +9,7 @@ import { AlertDialog, AlertDialogCancel } from '@/components/ui/alert-dialog';
 import type { FriendlyError } from '@/components/ui/api-error';
 import { Button } from '@/components/ui/button';
 import { cn } from '@/components/ui/cn';
-import { revealBidi } from '@/components/ui/describe';
+import { revealBidi } from '@/lib/present/describe';
 import { DropdownMenu, DropdownMenuItem } from '@/components/ui/dropdown-menu';
 import { sendJson } from '@/components/ui/send-json';
 import { Input } from '@/components/ui/textarea';

@@ -1,7 +1,7 @@
 import { Wrench } from 'lucide-react';
 import { resultLine, subAgentAnswer, toolNameOf, ToolStatusBadge, type ToolPartView } from './tool-status';
 import { ArgsTable } from '@/components/ui/args-table';
-import { describeToolCall } from '@/components/ui/describe';
+import { describeToolCall } from '@/lib/present/describe';
 import { readableErrorText } from '@/components/ui/readable';
 import { ValueView } from '@/components/ui/value-view';
 

@@ -1,6 +1,6 @@
 import { isToolUIPart, type UIMessage } from 'ai';
 import type { ToolPartView } from './tool-status';
-import type { People } from '@/components/ui/describe';
+import type { People } from '@/lib/present/describe';
 import { CALL_ID_SEPARATOR } from '@/lib/agent/call-id';
 import type { ApprovalCardData, CountersignDataTypes, SuspendedCardData } from '@/lib/ui-stream/map';
 

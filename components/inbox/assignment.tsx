@@ -7,7 +7,7 @@ import { toast } from 'sonner';
 import type { InboxItem } from './types';
 import { friendlyError, parseApiError, type FriendlyError } from '@/components/ui/api-error';
 import { Button } from '@/components/ui/button';
-import { personName, revealBidi, type People } from '@/components/ui/describe';
+import { personName, revealBidi, type People } from '@/lib/present/describe';
 import { ErrorNotice } from '@/components/ui/error-notice';
 
 /** An active reviewer or admin a call can be assigned to. */

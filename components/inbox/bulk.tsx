@@ -6,7 +6,7 @@ import { continueRun } from './continue-run';
 import type { InboxItem } from './types';
 import type { FriendlyError } from '@/components/ui/api-error';
 import { Button } from '@/components/ui/button';
-import { callTitle, type People } from '@/components/ui/describe';
+import { callTitle, type People } from '@/lib/present/describe';
 import { Input } from '@/components/ui/textarea';
 
 /** What one item of a bulk decision came to: its own decision, with its own result. */

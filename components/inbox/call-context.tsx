@@ -6,7 +6,7 @@ import { useEffect, useId, useState } from 'react';
 import { toast } from 'sonner';
 import type { InboxItem } from './types';
 import { Badge } from '@/components/ui/badge';
-import { personName, revealBidi, type People } from '@/components/ui/describe';
+import { personName, revealBidi, type People } from '@/lib/present/describe';
 import type { FriendlyError } from '@/components/ui/api-error';
 import { Button } from '@/components/ui/button';
 import { cn } from '@/components/ui/cn';

@@ -3,7 +3,7 @@
 import { useEffect, useState } from 'react';
 import type { CallOutcome } from '@/lib/inbox/outcome';
 import { PersonLabel } from '@/components/ui/person';
-import { revealBidi } from '@/components/ui/describe';
+import { revealBidi } from '@/lib/present/describe';
 import { RelativeTime } from '@/components/ui/time';
 import { toolResultText } from './tool-result';
 

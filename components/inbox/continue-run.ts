@@ -1,6 +1,6 @@
 import { parseJsonEventStream, uiMessageChunkSchema, type UIMessageChunk } from 'ai';
 import { friendlyError, parseApiError, type FriendlyError } from '@/components/ui/api-error';
-import type { People } from '@/components/ui/describe';
+import type { People } from '@/lib/present/describe';
 
 export type ContinueOutcome =
   | {

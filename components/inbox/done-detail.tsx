@@ -3,7 +3,7 @@
 import Link from 'next/link';
 import type { AuditEntry } from '@/lib/audit/queries';
 import { ArgsTable } from '@/components/ui/args-table';
-import { revealBidi, type People } from '@/components/ui/describe';
+import { revealBidi, type People } from '@/lib/present/describe';
 import { PersonLabel } from '@/components/ui/person';
 import { LocalTime } from '@/components/ui/time';
 import { useCallOutcome } from './call-outcome';

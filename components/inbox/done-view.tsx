@@ -12,7 +12,7 @@ import { AppNav } from '@/components/ui/app-nav';
 import { NotificationsButton } from './waiting-badge';
 import { Badge } from '@/components/ui/badge';
 import { BidiWarning } from '@/components/ui/bidi-warning';
-import { describeToolCall, revealBidi, type People } from '@/components/ui/describe';
+import { describeToolCall, revealBidi, type People } from '@/lib/present/describe';
 import { PersonLabel } from '@/components/ui/person';
 import { RelativeTime } from '@/components/ui/time';
 import type { AuditEntry } from '@/lib/audit/queries';

@@ -11,7 +11,7 @@ import { whyCannotDecide, type InboxAction, type InboxItem } from './types';
 import type { FriendlyError } from '@/components/ui/api-error';
 import { ArgsTable } from '@/components/ui/args-table';
 import { Button } from '@/components/ui/button';
-import { callTitle, personName, policyText, questionText, revealBidi, shortFingerprint, type People } from '@/components/ui/describe';
+import { callTitle, personName, policyText, questionText, revealBidi, shortFingerprint, type People } from '@/lib/present/describe';
 import { JsonSchemaForm, schemaFromArgs } from '@/components/ui/json-schema-form';
 import { PersonLabel } from '@/components/ui/person';
 import { Textarea } from '@/components/ui/textarea';

@@ -4,7 +4,7 @@ import type { InboxItem } from './types';
 import { Badge } from '@/components/ui/badge';
 import { cn } from '@/components/ui/cn';
 import { BidiWarning } from '@/components/ui/bidi-warning';
-import { questionText, revealBidi, summarizeArgs, type People } from '@/components/ui/describe';
+import { questionText, revealBidi, summarizeArgs, type People } from '@/lib/present/describe';
 import { PersonLabel } from '@/components/ui/person';
 import { CallTiming } from './call-timing';
 import { isOverdue } from '@/components/ui/format-time';

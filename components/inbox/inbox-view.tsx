@@ -24,7 +24,7 @@ import type { InboxCounts, InboxQueue } from '@/lib/inbox/queries';
 import type { InboxSort } from '@/lib/inbox/sorts';
 import type { FriendlyError } from '@/components/ui/api-error';
 import { cn } from '@/components/ui/cn';
-import { callTitle, personName, type People } from '@/components/ui/describe';
+import { callTitle, personName, type People } from '@/lib/present/describe';
 import { useHydrated } from '@/components/ui/use-hydrated';
 import type { Viewer } from '@/components/ui/account-menu';
 import { AppNav } from '@/components/ui/app-nav';

@@ -4,7 +4,7 @@ import { QUEUE_TABS } from './queues';
 import type { InboxItem } from './types';
 import type { InboxQueue } from '@/lib/inbox/queries';
 import type { InboxSort } from '@/lib/inbox/sorts';
-import { callTitle } from '@/components/ui/describe';
+import { callTitle } from '@/lib/present/describe';
 
 /** The inbox without a row: why (filters, an empty list or queue), and what shows up here. */
 export function InboxEmpty({ filtered, status, queue }: { filtered: boolean; status: 'pending' | 'unknown'; queue: InboxQueue }) {

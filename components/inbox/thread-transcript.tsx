@@ -2,7 +2,7 @@ import { Bot, Check, Clock, MessageCircleQuestionMark, Wrench, X } from 'lucide-
 import { decidersText, quorumProgress } from '@/components/chat/approvers';
 import { Markdown } from '@/components/chat/markdown';
 import type { ChatMessage } from '@/components/chat/types';
-import { callTitle, personName, revealBidi, type People } from '@/components/ui/describe';
+import { callTitle, personName, revealBidi, type People } from '@/lib/present/describe';
 import { LocalTime } from '@/components/ui/time';
 
 /** One card of the transcript as a line: the call and what became of it. */

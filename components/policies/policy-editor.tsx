@@ -9,7 +9,7 @@ import type { FriendlyError } from '@/components/ui/api-error';
 import { AppNav } from '@/components/ui/app-nav';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
-import type { People } from '@/components/ui/describe';
+import type { People } from '@/lib/present/describe';
 import { ErrorNotice } from '@/components/ui/error-notice';
 import { PersonLabel } from '@/components/ui/person';
 import { sendJson } from '@/components/ui/send-json';

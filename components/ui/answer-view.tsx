@@ -1,4 +1,4 @@
-import { formatValue } from './describe';
+import { formatValue } from '@/lib/present/describe';
 
 /** An answer given to a question: "city: Paris" lines for objects, the value otherwise. */
 export function AnswerView({ value }: { value: unknown }) {

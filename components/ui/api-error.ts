@@ -1,5 +1,5 @@
 import { formatAgo } from './format-time';
-import { personName, revealBidi, type People } from './describe';
+import { personName, revealBidi, type People } from '@/lib/present/describe';
 
 /** The JSON error body every API route answers with. Source: behaviour §7. */
 export interface ApiErrorBody {

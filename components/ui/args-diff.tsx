@@ -1,5 +1,5 @@
 import diff from 'microdiff';
-import { formatValue, revealBidi } from './describe';
+import { formatValue, revealBidi } from '@/lib/present/describe';
 import { cn } from './cn';
 
 /** One changed field between two versions of a call's arguments. */

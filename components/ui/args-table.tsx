@@ -1,6 +1,6 @@
 import { Braces } from 'lucide-react';
 import { BidiWarning } from './bidi-warning';
-import { formatJson, formatValue, revealBidi } from './describe';
+import { formatJson, formatValue, revealBidi } from '@/lib/present/describe';
 import { cn } from './cn';
 
 /**

@@ -1,5 +1,5 @@
 import { TriangleAlert } from 'lucide-react';
-import { hasBidiControls } from './describe';
+import { hasBidiControls } from '@/lib/present/describe';
 
 /**
  * A warning when `value` (a call's arguments, a question, an answer) contains Unicode direction

@@ -1,4 +1,4 @@
-import { revealBidi, type People } from './describe';
+import { revealBidi, type People } from '@/lib/present/describe';
 
 /**
  * A person's display name with their email beside it. Display names are free text (anyone may call

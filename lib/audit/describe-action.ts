@@ -1,4 +1,4 @@
-import type { People } from '@/components/ui/describe';
+import type { People } from '@/lib/present/describe';
 
 /** An administrative action as the describer reads it (see lib/audit/admin-actions.ts). */
 export interface DescribableAction {

@@ -2,7 +2,7 @@ import 'server-only';
 import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import type { Actor } from '@/lib/agent/tool';
-import type { People } from '@/components/ui/describe';
+import type { People } from '@/lib/present/describe';
 import { ApiError } from '@/lib/http/errors';
 import { parseCookies } from 'better-auth/cookies';
 import { prisma } from '@/lib/store/db';

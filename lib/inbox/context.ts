@@ -7,7 +7,7 @@ import { findTool } from '@/lib/runs/agents';
 import { ApiError } from '@/lib/http/errors';
 import { prisma } from '@/lib/store/db';
 import { displayNames } from '@/lib/auth/session';
-import type { People } from '@/components/ui/describe';
+import type { People } from '@/lib/present/describe';
 import { listCallActivity, type CallActivityEntry } from './notes';
 
 /** One message of the conversation shown beside a call: what the requester asked, what the agent said. */

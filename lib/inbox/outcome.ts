@@ -5,7 +5,7 @@ import { queryText } from '@/lib/http/query';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { prisma } from '@/lib/store/db';
 import { ApiError } from '@/lib/http/errors';
-import type { People } from '@/components/ui/describe';
+import type { People } from '@/lib/present/describe';
 
 /** `GET /api/inbox/outcome`'s query: the call as people address it (the top-level run and tool call id, as in the inbox and the audit). */
 export const callOutcomeQuerySchema = z.strictObject({

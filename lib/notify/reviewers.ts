@@ -1,7 +1,7 @@
 import 'server-only';
 import { describeRedacted } from '@/lib/agent/describe';
 import type { Tool } from '@/lib/agent/tool';
-import { describeToolCall, revealBidi, summarizeArgs } from '@/components/ui/describe';
+import { describeToolCall, revealBidi, summarizeArgs } from '@/lib/present/describe';
 import { env } from '@/lib/env';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { prisma } from '@/lib/store/db';

@@ -1,4 +1,4 @@
-import { policyText, revealBidi } from '@/components/ui/describe';
+import { policyText, revealBidi } from '@/lib/present/describe';
 import type { Tool } from '@/lib/agent/tool';
 
 /** What a waiting call's stored evaluation says about why it waits (pending_tool_calls.policy_evaluation). */

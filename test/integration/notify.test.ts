@@ -7,7 +7,7 @@ import type { PrismaClient } from '../../lib/generated/prisma/client';
 import { ScriptedModel } from '../../lib/models/scripted';
 import { notifyReviewers, reviewMail } from '../../lib/notify/reviewers';
 import type { Tool } from '../../lib/agent/tool';
-import { policyText } from '../../components/ui/describe';
+import { policyText } from '../../lib/present/describe';
 import { createPrismaClient } from '../../lib/store/db';
 import { PrismaAgentStore } from '../../lib/store/prisma-store';
 import { collect, databaseUrl, newThreadId } from '../support/harness';

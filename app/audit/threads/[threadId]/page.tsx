@@ -8,7 +8,7 @@ import { outcomeOf } from '@/components/inbox/outcome';
 import type { AuditEntry } from '@/lib/audit/queries';
 import { AppNav } from '@/components/ui/app-nav';
 import { Badge } from '@/components/ui/badge';
-import { revealBidi, summarizeArgs, type People } from '@/components/ui/describe';
+import { revealBidi, summarizeArgs, type People } from '@/lib/present/describe';
 import { PersonLabel } from '@/components/ui/person';
 import { LocalTime } from '@/components/ui/time';
 import { displayNames, requirePageActor } from '@/lib/auth/session';

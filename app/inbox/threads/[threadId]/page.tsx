@@ -3,7 +3,7 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { ThreadTranscript } from '@/components/inbox/thread-transcript';
 import { AppNav } from '@/components/ui/app-nav';
-import { revealBidi } from '@/components/ui/describe';
+import { revealBidi } from '@/lib/present/describe';
 import { displayNames } from '@/lib/auth/session';
 import { loadThreadUIMessages, peopleOnCards } from '@/lib/chat/threads';
 import { reviewedThread } from './access';
